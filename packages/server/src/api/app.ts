@@ -1,0 +1,147 @@
+import type { Transform } from 'node:stream';
+import { createGunzip, createInflate } from 'node:zlib';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { ServerConfig } from '../config.js';
+import { HeadwaterError, asHeadwaterError } from '../errors.js';
+import type { IngestPipeline } from '../ingest/pipeline.js';
+import type { Validator } from '../ingest/validate.js';
+import type { LineageGraph } from '../graph/lineage-graph.js';
+import type { Db } from '../store/db.js';
+import type { ModelState } from '../store/model-state.js';
+import { registerIngestRoutes } from './ingest-routes.js';
+import { registerReadRoutes } from './read-routes.js';
+
+/** What the HTTP layer needs from the rest of the server. */
+export interface AppDeps {
+  readonly config: ServerConfig;
+  readonly db: Db;
+  readonly state: ModelState;
+  readonly graph: LineageGraph;
+  readonly pipeline: IngestPipeline;
+  readonly validator: Validator;
+  /** Serialises writes that do not come from events (soft deletes, tags) with the ingest pipeline. */
+  readonly version: string;
+}
+
+const fastifyErrorCodes: Record<string, HeadwaterError['code']> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'MALFORMED_JSON',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_ERR_VALIDATION: 'BAD_REQUEST',
+};
+
+/**
+ * Builds the Fastify app: content parsing (raw JSON text, NDJSON, gzip), the one error format, and the route
+ * modules. Only this layer knows HTTP.
+ */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    bodyLimit: deps.config.maxBodyBytes,
+    logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel },
+    // Query strings like ?lastRunStates=FAILED&lastRunStates=ABORTED must arrive as arrays.
+    routerOptions: { ignoreTrailingSlash: true },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Headwater API',
+        version: deps.version,
+        description:
+          'OpenLineage ingest (single and batch), a Marquez-compatible read API, and lineage analysis beyond it.',
+      },
+      servers: [{ url: '/' }],
+    },
+  });
+
+  // Ingest keeps the body as text: it is parsed once, validated, and stored as the event's JSON text.
+  app.removeAllContentTypeParsers();
+  for (const type of [
+    'application/json',
+    'application/x-ndjson',
+    'application/ndjson',
+    'application/jsonl',
+  ]) {
+    app.addContentTypeParser(type, { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  }
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const encoding = request.headers['content-encoding'];
+    if (encoding === undefined || encoding === 'identity') return done(null, payload);
+    if (encoding === 'gzip' || encoding === 'deflate') {
+      const inflated = payload.pipe(encoding === 'gzip' ? createGunzip() : createInflate()) as Transform & {
+        receivedEncodedLength?: number;
+      };
+      // Fastify checks Content-Length against the bytes received on the wire, which it learns from here.
+      inflated.receivedEncodedLength = 0;
+      payload.on('data', (chunk: Buffer) => {
+        inflated.receivedEncodedLength! += chunk.length;
+      });
+      return done(null, inflated);
+    }
+    done(
+      new HeadwaterError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Content-Encoding ${encoding} is not supported; use gzip.`,
+      ),
+    );
+  });
+
+  app.setErrorHandler((rawError: FastifyError | HeadwaterError | Error, request, reply) => {
+    let error: HeadwaterError;
+    const fastifyCode = 'code' in rawError && typeof rawError.code === 'string' ? rawError.code : undefined;
+    if (rawError instanceof HeadwaterError) error = rawError;
+    else if (fastifyCode !== undefined && fastifyErrorCodes[fastifyCode] !== undefined) {
+      error = new HeadwaterError(
+        fastifyErrorCodes[fastifyCode],
+        describeFastifyError(fastifyCode, rawError, deps),
+        {
+          cause: rawError,
+        },
+      );
+    } else if (
+      'statusCode' in rawError &&
+      typeof rawError.statusCode === 'number' &&
+      rawError.statusCode < 500
+    ) {
+      error = new HeadwaterError('BAD_REQUEST', rawError.message, { cause: rawError });
+    } else {
+      error = asHeadwaterError(rawError);
+      request.log.error({ err: rawError }, 'request failed');
+    }
+    const body: Record<string, unknown> = { code: error.status, error: error.code, message: error.message };
+    if (error.details) body.errors = error.details;
+    void reply.status(error.status).send(body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send({
+      code: 404,
+      error: 'NOT_FOUND',
+      message: `No route ${request.method} ${request.url.split('?')[0]}; see /api/v1/openapi.json.`,
+    });
+  });
+
+  app.get('/healthcheck', { schema: { hide: true } }, () => ({ status: 'ok' }));
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger());
+
+  registerIngestRoutes(app, deps);
+  registerReadRoutes(app, deps);
+  return app;
+}
+
+function describeFastifyError(code: string, error: Error, deps: AppDeps): string {
+  switch (code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Unsupported Content-Type: send OpenLineage events as application/json (or application/x-ndjson to the batch endpoint).';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return `The request body is larger than ${deps.config.maxBodyBytes} bytes (--max-body-bytes); split it into smaller batches.`;
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'The request body is empty; send an OpenLineage event as JSON.';
+    default:
+      return error.message;
+  }
+}

@@ -1,0 +1,37 @@
+import { parseArgs } from 'node:util';
+import { resolveConfig } from '../config.js';
+import { createServer } from '../server.js';
+
+/** `headwater serve`: runs the server until SIGINT or SIGTERM, then shuts down cleanly. */
+export async function serveCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'database-url': { type: 'string' },
+      strict: { type: 'boolean' },
+      'spec-dir': { type: 'string' },
+      'max-body-bytes': { type: 'string' },
+      'max-batch-events': { type: 'string' },
+      'log-level': { type: 'string' },
+    },
+    strict: true,
+  });
+  const config = resolveConfig(values);
+  const server = await createServer(config);
+  const url = await server.listen();
+  const store = config.databaseUrl ? 'PostgreSQL' : `embedded store in ${config.dataDir}`;
+  process.stdout.write(`headwater listening on ${url} (${store}${config.strict ? ', strict' : ''})\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      process.stdout.write(`headwater: ${signal}, finishing in-flight events and closing the store\n`);
+      resolve();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  await server.close();
+  return 0;
+}

@@ -1,0 +1,858 @@
+import { canonicalJson, contentHash64, contentUuid } from './ids.js';
+import type { EventDataset, FacetMap, NormalizedEvent, Ref } from './normalize.js';
+import { applyRunEvent, initialRunState, runStateOf, sameRunState } from './run-state.js';
+import {
+  entityKey,
+  type DatasetRow,
+  type JobRow,
+  type ModelState,
+  type Ms,
+  type NamespaceRow,
+  type RunRow,
+  type SourceRow,
+  type FacetLatest,
+} from '../store/model-state.js';
+
+/** Input (0) or output (1) of a run or job. */
+export type Direction = 0 | 1;
+
+export interface DatasetVersionInsert {
+  id: number;
+  datasetId: number;
+  version: string;
+  fields: unknown[];
+  lifecycleState: string | null;
+  createdAt: Ms;
+  createdByRun: string | null;
+}
+
+export interface JobVersionInsert {
+  id: number;
+  jobId: number;
+  version: string;
+  location: string | null;
+  inputs: Ref[];
+  outputs: Ref[];
+  createdAt: Ms;
+}
+
+export interface RunIoUpsert {
+  runUuid: string;
+  direction: Direction;
+  datasetId: number;
+  versionId: number | null;
+  facets: FacetMap;
+  eventTime: Ms;
+}
+
+export interface EdgeUpsert {
+  jobId: number;
+  direction: Direction;
+  datasetId: number;
+  firstSeen: Ms;
+  lastSeen: Ms;
+}
+
+export interface ColumnEdgeUpsert {
+  outputDatasetId: number;
+  outputField: string;
+  inputDatasetId: number;
+  inputField: string;
+  type: string;
+  subtype: string;
+  description: string | null;
+  masking: boolean;
+  seen: Ms;
+}
+
+export interface FacetUpsert {
+  /** run uuid, job id or dataset id. */
+  entity: string | number;
+  name: string;
+  hash: string;
+  facet: Record<string, unknown>;
+  eventTime: Ms;
+  runUuid: string | null;
+}
+
+export interface AssertionUpsert {
+  runUuid: string;
+  datasetId: number;
+  assertion: string;
+  column: string;
+  success: boolean;
+  severity: string | null;
+  expected: string | null;
+  actual: string | null;
+  eventTime: Ms;
+}
+
+export interface MetricsUpsert {
+  runUuid: string;
+  datasetId: number;
+  metrics: Record<string, unknown>;
+  eventTime: Ms;
+}
+
+/**
+ * Everything one batch of new events changes in the model. The entity maps hold every row the batch touched
+ * (the writer's mirror takes them all); the `persist` sets name the rows that store/writer.ts must write.
+ */
+export interface Changeset {
+  readonly namespaces: Map<string, NamespaceRow>;
+  readonly sources: Map<string, SourceRow>;
+  readonly datasets: Map<string, DatasetRow>;
+  readonly jobs: Map<string, JobRow>;
+  readonly runs: Map<string, RunRow>;
+  readonly persist: {
+    readonly namespaces: Set<string>;
+    readonly datasets: Set<string>;
+    readonly jobs: Set<string>;
+    readonly runs: Set<string>;
+  };
+  readonly datasetVersions: Map<string, DatasetVersionInsert>;
+  readonly jobVersions: Map<string, JobVersionInsert>;
+  readonly runIo: Map<string, RunIoUpsert>;
+  readonly edges: Map<string, EdgeUpsert>;
+  readonly columnEdges: Map<string, ColumnEdgeUpsert>;
+  readonly runFacets: Map<string, FacetUpsert>;
+  readonly jobFacets: Map<string, FacetUpsert>;
+  readonly datasetFacets: Map<string, FacetUpsert>;
+  readonly assertions: Map<string, AssertionUpsert>;
+  readonly metrics: Map<string, MetricsUpsert>;
+  /** What the mirror learns about the latest value of each facet (`${kind}:${entity}:${name}`). */
+  readonly facetTimes: Map<string, FacetLatest>;
+}
+
+function emptyChangeset(): Changeset {
+  return {
+    namespaces: new Map(),
+    sources: new Map(),
+    datasets: new Map(),
+    jobs: new Map(),
+    runs: new Map(),
+    persist: { namespaces: new Set(), datasets: new Set(), jobs: new Set(), runs: new Set() },
+    datasetVersions: new Map(),
+    jobVersions: new Map(),
+    runIo: new Map(),
+    edges: new Map(),
+    columnEdges: new Map(),
+    runFacets: new Map(),
+    jobFacets: new Map(),
+    datasetFacets: new Map(),
+    assertions: new Map(),
+    metrics: new Map(),
+    facetTimes: new Map(),
+  };
+}
+
+// Some times move on every event: updated_at of namespaces, datasets and jobs, and the time that guards a
+// dataset's current version. Rewriting a row for that alone would cost a row per dataset per event, so the
+// mirror keeps them exact and the store gets them when they have moved by this much, or with any other change.
+const TIME_RESOLUTION_MS = 1_000;
+
+const DEFAULT_SOURCE = { name: 'default', type: 'POSTGRESQL', connectionUrl: '' };
+
+type Json = Record<string, unknown>;
+const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Derives the lineage-model changes of a batch of NEW events (duplicates already removed), against the writer's
+ * mirror `state`. Pure except for reading `state`; the caller writes the returned changeset and, only after the
+ * transaction commits, applies it to the mirror with {@link applyChangeset}. Runs named by the events must have
+ * been loaded into `state.runs` first (ModelState.loadRuns).
+ */
+export function deriveChanges(state: ModelState, events: readonly NormalizedEvent[]): Changeset {
+  const derivation = new Derivation(state);
+  for (const event of events) derivation.add(event);
+  derivation.finish();
+  return derivation.changes;
+}
+
+class Derivation {
+  readonly changes = emptyChangeset();
+  readonly #state: ModelState;
+  readonly #next: ModelState['next'];
+  readonly #datasetsById = new Map<number, DatasetRow>();
+
+  constructor(state: ModelState) {
+    this.#state = state;
+    this.#next = state.next;
+  }
+
+  add(event: NormalizedEvent): void {
+    const t = event.eventTime;
+    if (event.kind === 'dataset') {
+      if (event.dataset) this.#datasetMention(event.dataset, 1, t, event, null, null);
+      return;
+    }
+    if (!event.job) return;
+    const job = this.#job(event.job, t, event.run?.parent?.job);
+    this.#facets(this.changes.jobFacets, 'job', job.id, event.job.facets, t, event.run?.uuid ?? null);
+    if (event.kind === 'job') {
+      this.#jobEvent(event, job);
+      return;
+    }
+    const run = event.run;
+    if (!run) return;
+    const runRow = this.#run(run.uuid, job, event);
+    this.#facets(this.changes.runFacets, 'run', run.uuid, run.facets, t, null);
+    for (const input of event.inputs) this.#datasetMention(input, 0, t, event, runRow, job);
+    for (const output of event.outputs) this.#datasetMention(output, 1, t, event, runRow, job);
+    this.#afterRunEvent(runRow, job);
+  }
+
+  /** Decides which touched rows differ from what is stored. */
+  finish(): void {
+    const { changes } = this;
+    const moved = (now: number | null, stored: number | null) =>
+      now !== null && (stored === null || Math.abs(now - stored) >= TIME_RESOLUTION_MS);
+    for (const [name, row] of changes.namespaces) {
+      const old = this.#state.namespaces.get(name);
+      if (
+        !old ||
+        old.isHidden !== row.isHidden ||
+        old.createdAt !== row.createdAt ||
+        moved(row.updatedAt, old.updatedAt)
+      ) {
+        changes.persist.namespaces.add(name);
+      }
+    }
+    for (const [key, row] of changes.datasets) {
+      const old = this.#state.datasets.get(key);
+      if (
+        !old ||
+        !sameDataset(old, row) ||
+        moved(row.updatedAt, old.storedUpdatedAt) ||
+        moved(row.currentVersionTime, old.storedVersionTime)
+      ) {
+        changes.persist.datasets.add(key);
+      }
+    }
+    for (const [key, row] of changes.jobs) {
+      const old = this.#state.jobs.get(key);
+      if (!old || !sameJob(old, row) || moved(row.updatedAt, old.storedUpdatedAt))
+        changes.persist.jobs.add(key);
+    }
+    for (const [uuid, row] of changes.runs) {
+      const old = this.#state.runs.get(uuid);
+      if (
+        !old ||
+        !sameRunState(old.aggregate, row.aggregate) ||
+        old.parentRunUuid !== row.parentRunUuid ||
+        old.jobVersionId !== row.jobVersionId ||
+        old.nominalStartTime !== row.nominalStartTime ||
+        old.nominalEndTime !== row.nominalEndTime ||
+        old.externalId !== row.externalId
+      ) {
+        changes.persist.runs.add(uuid);
+      }
+    }
+  }
+
+  // ---- namespaces, sources -------------------------------------------------------------------------------
+
+  #namespace(name: string, t: Ms): NamespaceRow {
+    let row = this.changes.namespaces.get(name);
+    if (!row) {
+      const known = this.#state.namespaces.get(name);
+      row = known
+        ? { ...known }
+        : { id: this.#next.namespace++, name, createdAt: t, updatedAt: t, isHidden: false };
+      this.changes.namespaces.set(name, row);
+    }
+    row.createdAt = Math.min(row.createdAt, t);
+    row.updatedAt = Math.max(row.updatedAt, t);
+    row.isHidden = false;
+    return row;
+  }
+
+  #namespaceName(id: number): string {
+    const known = this.#state.namespacesById.get(id);
+    if (known) return known.name;
+    for (const row of this.changes.namespaces.values()) if (row.id === id) return row.name;
+    throw new Error(`namespace ${id} is unknown to the writer`);
+  }
+
+  #source(dataSource: Json | undefined, t: Ms): SourceRow {
+    const name = str(dataSource?.name) || DEFAULT_SOURCE.name;
+    const uri = str(dataSource?.uri);
+    const connectionUrl = uri ?? DEFAULT_SOURCE.connectionUrl;
+    const type = uri ? sourceTypeOf(uri) : DEFAULT_SOURCE.type;
+    const known = this.changes.sources.get(name) ?? this.#state.sources.get(name);
+    if (known && (t < known.updatedAt || (known.connectionUrl === connectionUrl && known.type === type))) {
+      return known;
+    }
+    const row: SourceRow = known
+      ? { ...known, type, connectionUrl, updatedAt: t }
+      : { id: this.#next.source++, name, type, connectionUrl, createdAt: t, updatedAt: t };
+    this.changes.sources.set(name, row);
+    return row;
+  }
+
+  // ---- jobs and runs ---------------------------------------------------------------------------------------
+
+  #touchJob(ref: Ref, t: Ms): JobRow {
+    const namespace = this.#namespace(ref.namespace, t);
+    const key = entityKey(namespace.id, ref.name);
+    let row = this.changes.jobs.get(key);
+    if (!row) {
+      const known = this.#state.jobs.get(key);
+      row = known
+        ? { ...known }
+        : {
+            id: this.#next.job++,
+            namespaceId: namespace.id,
+            name: ref.name,
+            simpleName: ref.name,
+            parentJobId: null,
+            type: 'BATCH',
+            integration: null,
+            jobType: null,
+            description: null,
+            location: null,
+            currentVersionId: null,
+            currentVersionTime: null,
+            ioCutoff: null,
+            isHidden: false,
+            createdAt: t,
+            updatedAt: t,
+            storedUpdatedAt: null,
+          };
+      this.changes.jobs.set(key, row);
+    }
+    row.createdAt = Math.min(row.createdAt, t);
+    return row;
+  }
+
+  #job(ref: Ref & { facets: FacetMap }, t: Ms, parentRef: Ref | undefined): JobRow {
+    const parent =
+      parentRef && (parentRef.namespace !== ref.namespace || parentRef.name !== ref.name)
+        ? this.#touchJob(parentRef, t)
+        : undefined;
+    const row = this.#touchJob(ref, t);
+    const newest = t >= row.updatedAt;
+    row.updatedAt = Math.max(row.updatedAt, t);
+    row.isHidden = false;
+    if (parent && (newest || row.parentJobId === null)) {
+      row.parentJobId = parent.id;
+      // Producers name children `parent.child`; the simple name drops the parent's prefix.
+      row.simpleName = ref.name.startsWith(`${parent.name}.`)
+        ? ref.name.slice(parent.name.length + 1)
+        : ref.name;
+    }
+    if (newest) {
+      const jobType = ref.facets.jobType;
+      if (jobType) {
+        row.type = str(jobType.processingType)?.toUpperCase() === 'STREAMING' ? 'STREAM' : 'BATCH';
+        row.integration = str(jobType.integration) ?? row.integration;
+        row.jobType = str(jobType.jobType) ?? row.jobType;
+      }
+      const documentation = ref.facets.documentation;
+      if (documentation) row.description = str(documentation.description) ?? row.description;
+      const location = ref.facets.sourceCodeLocation;
+      if (location) row.location = str(location.url) ?? row.location;
+    }
+    return row;
+  }
+
+  #touchRun(uuid: string, jobId: number, t: Ms): RunRow {
+    let run = this.changes.runs.get(uuid);
+    if (!run) {
+      const known = this.#state.runs.get(uuid);
+      run = known
+        ? { ...known, io: new Map(known.io) }
+        : {
+            uuid,
+            externalId: null,
+            jobId,
+            parentRunUuid: null,
+            jobVersionId: null,
+            aggregate: initialRunState(undefined, t),
+            nominalStartTime: null,
+            nominalEndTime: null,
+            io: new Map(),
+          };
+      this.changes.runs.set(uuid, run);
+    }
+    return run;
+  }
+
+  #run(uuid: string, job: JobRow, event: NormalizedEvent): RunRow {
+    const t = event.eventTime;
+    const run = this.#touchRun(uuid, job.id, t);
+    const newest = t >= run.aggregate.lastEventAt;
+    run.aggregate = applyRunEvent(run.aggregate, event.eventType, t);
+    // A parent named before its own events created a placeholder under the parent's job; the run's own
+    // events say which job it belongs to.
+    run.jobId = job.id;
+    if (run.externalId === null && event.run?.externalId !== undefined) run.externalId = event.run.externalId;
+    const parent = event.run?.parent;
+    if (parent && parent.runUuid !== uuid && (newest || run.parentRunUuid === null)) {
+      run.parentRunUuid = parent.runUuid;
+      if (!this.changes.runs.has(parent.runUuid) && !this.#state.runs.has(parent.runUuid)) {
+        // Named by a child before (or without) any event of its own: a placeholder keeps the link followable.
+        this.#touchRun(parent.runUuid, this.#touchJob(parent.job, t).id, t);
+      }
+    }
+    const nominal = event.run?.facets.nominalTime;
+    if (nominal && (newest || run.nominalStartTime === null)) {
+      run.nominalStartTime = timeOf(nominal.nominalStartTime) ?? run.nominalStartTime;
+      run.nominalEndTime = timeOf(nominal.nominalEndTime) ?? run.nominalEndTime;
+    }
+    return run;
+  }
+
+  #afterRunEvent(run: RunRow, job: JobRow): void {
+    const state = runStateOf(run.aggregate);
+    if (state === 'NEW' || state === 'RUNNING') return;
+    // The job version is what the run ran: the job's code location and the datasets it read and wrote.
+    const inputs: Ref[] = [];
+    const outputs: Ref[] = [];
+    for (const key of run.io.keys()) {
+      const [direction, id] = key.split(':');
+      const dataset = this.#datasetsById.get(Number(id)) ?? this.#state.datasetsById.get(Number(id));
+      if (!dataset) continue;
+      const ref = { namespace: this.#namespaceName(dataset.namespaceId), name: dataset.name };
+      (direction === '0' ? inputs : outputs).push(ref);
+    }
+    run.jobVersionId = this.#jobVersion(job, inputs, outputs, run.aggregate.firstEventAt);
+    const terminalAt = run.aggregate.terminal!.at;
+    if (job.currentVersionTime === null || terminalAt >= job.currentVersionTime) {
+      job.currentVersionId = run.jobVersionId;
+      job.currentVersionTime = terminalAt;
+    }
+    if (state === 'COMPLETED' && (job.ioCutoff === null || run.aggregate.firstEventAt > job.ioCutoff)) {
+      job.ioCutoff = run.aggregate.firstEventAt;
+    }
+  }
+
+  #jobVersion(job: JobRow, inputs: Ref[], outputs: Ref[], t: Ms): number {
+    const byName = (a: Ref, b: Ref) =>
+      a.namespace === b.namespace ? (a.name < b.name ? -1 : 1) : a.namespace < b.namespace ? -1 : 1;
+    inputs.sort(byName);
+    outputs.sort(byName);
+    const namespace = this.#namespaceName(job.namespaceId);
+    const version = contentUuid(
+      canonicalJson({ job: [namespace, job.name], location: job.location, inputs, outputs }),
+    );
+    const known = this.changes.jobVersions.get(version) ?? this.#state.jobVersions.get(version);
+    if (known) return known.id;
+    const id = this.#next.jobVersion++;
+    this.changes.jobVersions.set(version, {
+      id,
+      jobId: job.id,
+      version,
+      location: job.location,
+      inputs,
+      outputs,
+      createdAt: t,
+    });
+    return id;
+  }
+
+  /** A JobEvent declares a job's inputs and outputs without a run: static lineage. */
+  #jobEvent(event: NormalizedEvent, job: JobRow): void {
+    const t = event.eventTime;
+    const inputs: Ref[] = [];
+    const outputs: Ref[] = [];
+    for (const [direction, list, refs] of [
+      [0, event.inputs, inputs],
+      [1, event.outputs, outputs],
+    ] as const) {
+      for (const dataset of list) {
+        this.#datasetMention(dataset, direction, t, event, null, job);
+        refs.push({ namespace: dataset.namespace, name: dataset.name });
+      }
+    }
+    const versionId = this.#jobVersion(job, inputs, outputs, t);
+    if (job.currentVersionTime === null || t >= job.currentVersionTime) {
+      job.currentVersionId = versionId;
+      job.currentVersionTime = t;
+      // What the JobEvent does not name is no longer part of the job's lineage.
+      if (job.ioCutoff === null || t > job.ioCutoff) job.ioCutoff = t;
+    }
+  }
+
+  // ---- datasets --------------------------------------------------------------------------------------------
+
+  #touchDataset(ref: Ref, t: Ms, dataSource: Json | undefined): DatasetRow {
+    const namespace = this.#namespace(ref.namespace, t);
+    const key = entityKey(namespace.id, ref.name);
+    let row = this.changes.datasets.get(key);
+    if (!row) {
+      const known = this.#state.datasets.get(key);
+      row = known
+        ? { ...known }
+        : {
+            id: this.#next.dataset++,
+            namespaceId: namespace.id,
+            name: ref.name,
+            sourceId: this.#source(dataSource, t).id,
+            description: null,
+            currentVersionId: null,
+            currentVersionTime: null,
+            lifecycleState: null,
+            lastModifiedAt: null,
+            isHidden: false,
+            createdAt: t,
+            updatedAt: t,
+            storedUpdatedAt: null,
+            storedVersionTime: null,
+          };
+      this.changes.datasets.set(key, row);
+      this.#datasetsById.set(row.id, row);
+    }
+    row.createdAt = Math.min(row.createdAt, t);
+    return row;
+  }
+
+  #dataset(ref: Ref, t: Ms, facets: FacetMap): DatasetRow {
+    const dataSource = facets.dataSource;
+    const row = this.#touchDataset(ref, t, dataSource);
+    const newest = t >= row.updatedAt;
+    row.updatedAt = Math.max(row.updatedAt, t);
+    row.isHidden = false;
+    if (newest) {
+      if (dataSource) row.sourceId = this.#source(dataSource, t).id;
+      const documentation = facets.documentation;
+      if (documentation) row.description = str(documentation.description) ?? row.description;
+    }
+    return row;
+  }
+
+  #datasetMention(
+    mention: EventDataset,
+    direction: Direction,
+    t: Ms,
+    event: NormalizedEvent,
+    run: RunRow | null,
+    job: JobRow | null,
+  ): void {
+    const dataset = this.#dataset(mention, t, mention.facets);
+    const versionId = this.#datasetVersion(dataset, mention, t, direction === 1 ? (run?.uuid ?? null) : null);
+    this.#facets(this.changes.datasetFacets, 'dataset', dataset.id, mention.facets, t, run?.uuid ?? null);
+    const completes = event.eventType === 'COMPLETE' || event.kind === 'dataset';
+    if (direction === 1 && completes && (dataset.lastModifiedAt === null || t > dataset.lastModifiedAt)) {
+      dataset.lastModifiedAt = t;
+    }
+    if (run) this.#runIo(run, direction, dataset.id, versionId, mention.ioFacets, t);
+    if (job) this.#edge(job, direction, dataset.id, t, run);
+    if (direction === 1) this.#columnLineage(dataset, mention.facets.columnLineage, t);
+    if (run) this.#quality(run.uuid, dataset.id, mention, t);
+  }
+
+  #datasetVersion(dataset: DatasetRow, mention: EventDataset, t: Ms, writtenBy: string | null): number {
+    const { facets } = mention;
+    const schema = facets.schema;
+    const lifecycle = facets.lifecycleStateChange;
+    const storage = facets.storage;
+    const symlinks = facets.symlinks;
+    if (!(schema ?? lifecycle ?? storage ?? symlinks) && dataset.currentVersionId !== null) {
+      return dataset.currentVersionId;
+    }
+    const lifecycleState = str(lifecycle?.lifecycleStateChange);
+    const fields = Array.isArray(schema?.fields) ? (schema.fields as unknown[]) : [];
+    const version = contentUuid(
+      canonicalJson({
+        dataset: [this.#namespaceName(dataset.namespaceId), dataset.name],
+        fields,
+        lifecycleState,
+        storage: storage ? { layer: storage.storageLayer ?? null, format: storage.fileFormat ?? null } : null,
+        symlinks: Array.isArray(symlinks?.identifiers)
+          ? (symlinks.identifiers as unknown[]).map(canonicalJson).sort()
+          : null,
+      }),
+    );
+    let id: number;
+    const staged = this.changes.datasetVersions.get(version);
+    const known = this.#state.datasetVersions.get(version);
+    if (staged) {
+      id = staged.id;
+      if (t < staged.createdAt) {
+        // Seen earlier in event time than the first sighting in this batch: that is its creation.
+        staged.createdAt = t;
+        staged.createdByRun = writtenBy;
+      }
+    } else if (known) {
+      id = known.id;
+    } else {
+      id = this.#next.datasetVersion++;
+      this.changes.datasetVersions.set(version, {
+        id,
+        datasetId: dataset.id,
+        version,
+        fields,
+        lifecycleState,
+        createdAt: t,
+        createdByRun: writtenBy,
+      });
+    }
+    if (dataset.currentVersionTime === null || t >= dataset.currentVersionTime) {
+      dataset.currentVersionId = id;
+      dataset.currentVersionTime = t;
+      if (lifecycle) dataset.lifecycleState = lifecycleState;
+    }
+    return id;
+  }
+
+  #runIo(run: RunRow, direction: Direction, datasetId: number, versionId: number, facets: FacetMap, t: Ms) {
+    const ioKey = `${direction}:${datasetId}`;
+    const known = run.io.get(ioKey);
+    const hasFacets = Object.keys(facets).length > 0;
+    const key = `${run.uuid}:${ioKey}`;
+    const staged = this.changes.runIo.get(key);
+    if (staged) {
+      if (hasFacets) staged.facets = { ...staged.facets, ...facets };
+      if (t >= staged.eventTime) staged.versionId = versionId;
+      staged.eventTime = Math.max(staged.eventTime, t);
+    } else if (known !== versionId || hasFacets) {
+      this.changes.runIo.set(key, {
+        runUuid: run.uuid,
+        direction,
+        datasetId,
+        versionId,
+        facets,
+        eventTime: t,
+      });
+    }
+    if (known === undefined || t >= run.aggregate.lastEventAt) run.io.set(ioKey, versionId);
+  }
+
+  #edge(job: JobRow, direction: Direction, datasetId: number, t: Ms, run: RunRow | null): void {
+    const key = `${job.id}:${direction}:${datasetId}`;
+    const staged = this.changes.edges.get(key);
+    if (staged) {
+      staged.firstSeen = Math.min(staged.firstSeen, t);
+      staged.lastSeen = Math.max(staged.lastSeen, t);
+      return;
+    }
+    const known = this.#state.edges.get(key);
+    // One write per edge per run is enough: retirement compares last_seen with a run's first event time.
+    const runStart = run?.aggregate.firstEventAt ?? t;
+    if (known && known[0] <= t && known[1] >= runStart) return;
+    this.changes.edges.set(key, {
+      jobId: job.id,
+      direction,
+      datasetId,
+      firstSeen: Math.min(known?.[0] ?? t, t),
+      lastSeen: Math.max(known?.[1] ?? t, t),
+    });
+  }
+
+  #columnLineage(output: DatasetRow, facet: Json | undefined, t: Ms): void {
+    if (!facet || !isObject(facet.fields)) return;
+    for (const [field, spec] of Object.entries(facet.fields)) {
+      if (!isObject(spec) || !Array.isArray(spec.inputFields)) continue;
+      for (const input of spec.inputFields as unknown[]) {
+        if (!isObject(input)) continue;
+        const namespace = str(input.namespace);
+        const name = str(input.name);
+        const inputField = str(input.field);
+        if (!namespace || !name || !inputField) continue;
+        const inputDataset = this.#touchDataset({ namespace, name }, t, undefined);
+        const transformations = Array.isArray(input.transformations)
+          ? (input.transformations as unknown[]).filter(isObject)
+          : [];
+        // Before facet 1-1-0, the transformation was described once per output field.
+        const list: Json[] =
+          transformations.length > 0
+            ? transformations
+            : [
+                {
+                  type: str(spec.transformationType) ?? '',
+                  description: str(spec.transformationDescription),
+                },
+              ];
+        for (const transformation of list) {
+          const type = str(transformation.type) ?? '';
+          const subtype = str(transformation.subtype) ?? '';
+          const key = [output.id, field, inputDataset.id, inputField, type, subtype].join('\u0000');
+          if (this.#state.columnEdges.has(key)) continue;
+          const staged = this.changes.columnEdges.get(key);
+          if (staged) {
+            staged.seen = Math.min(staged.seen, t);
+            continue;
+          }
+          this.changes.columnEdges.set(key, {
+            outputDatasetId: output.id,
+            outputField: field,
+            inputDatasetId: inputDataset.id,
+            inputField,
+            type,
+            subtype,
+            description: str(transformation.description),
+            masking: transformation.masking === true,
+            seen: t,
+          });
+        }
+      }
+    }
+  }
+
+  #quality(runUuid: string, datasetId: number, mention: EventDataset, t: Ms): void {
+    const assertions = mention.ioFacets.dataQualityAssertions ?? mention.facets.dataQualityAssertions;
+    if (assertions && Array.isArray(assertions.assertions)) {
+      for (const item of assertions.assertions as unknown[]) {
+        if (!isObject(item) || typeof item.assertion !== 'string' || typeof item.success !== 'boolean')
+          continue;
+        const column = str(item.column) ?? '';
+        const key = [runUuid, datasetId, item.assertion, column].join('\u0000');
+        const existing = this.changes.assertions.get(key);
+        if (existing && existing.eventTime > t) continue;
+        this.changes.assertions.set(key, {
+          runUuid,
+          datasetId,
+          assertion: item.assertion,
+          column,
+          success: item.success,
+          severity: str(item.severity),
+          expected: textOf(item.expected),
+          actual: textOf(item.actual),
+          eventTime: t,
+        });
+      }
+    }
+    const metrics = mention.ioFacets.dataQualityMetrics ?? mention.facets.dataQualityMetrics;
+    if (metrics) {
+      const key = `${runUuid}\u0000${datasetId}`;
+      const existing = this.changes.metrics.get(key);
+      if (!existing || existing.eventTime <= t) {
+        this.changes.metrics.set(key, { runUuid, datasetId, metrics, eventTime: t });
+      }
+    }
+  }
+
+  // ---- facets ----------------------------------------------------------------------------------------------
+
+  #facets(
+    target: Map<string, FacetUpsert>,
+    kind: 'run' | 'job' | 'dataset',
+    entity: string | number,
+    facets: FacetMap,
+    t: Ms,
+    runUuid: string | null,
+  ): void {
+    for (const name in facets) {
+      const facet = facets[name]!;
+      const hash = contentHash64(JSON.stringify(facet));
+      const cacheKey = `${kind}:${entity}:${name}`;
+      const latest = this.changes.facetTimes.get(cacheKey) ?? this.#state.facets.get(cacheKey);
+      if (latest && latest.hash === hash) {
+        // The latest value again: the merged view and the history do not change. Only the mirror learns the
+        // newer time, which matters if an older, different value arrives later (handled below).
+        if (t > latest.latestAt) this.changes.facetTimes.set(cacheKey, { ...latest, latestAt: t });
+        continue;
+      }
+      this.#stageFacet(target, entity, name, hash, facet, t, runUuid);
+      if (latest && t < latest.latestAt && latest.storedAt < latest.latestAt) {
+        // An older value arrived out of order; the stored time of the latest value must beat it. The row exists,
+        // so the upsert only moves its time (the placeholder body is never inserted).
+        this.#stageFacet(target, entity, name, latest.hash, {}, latest.latestAt, runUuid);
+      }
+      if (!latest || t >= latest.latestAt) {
+        this.changes.facetTimes.set(cacheKey, { hash, latestAt: t, storedAt: t });
+      } else if (latest.storedAt < latest.latestAt) {
+        this.changes.facetTimes.set(cacheKey, { ...latest, storedAt: latest.latestAt });
+      }
+    }
+  }
+
+  #stageFacet(
+    target: Map<string, FacetUpsert>,
+    entity: string | number,
+    name: string,
+    hash: string,
+    facet: Record<string, unknown>,
+    t: Ms,
+    runUuid: string | null,
+  ): void {
+    const key = `${entity}\u0000${name}\u0000${hash}`;
+    const staged = target.get(key);
+    if (staged) staged.eventTime = Math.max(staged.eventTime, t);
+    else target.set(key, { entity, name, hash, facet, eventTime: t, runUuid });
+  }
+}
+
+function sameJob(a: JobRow, b: JobRow): boolean {
+  return (
+    a.parentJobId === b.parentJobId &&
+    a.simpleName === b.simpleName &&
+    a.type === b.type &&
+    a.integration === b.integration &&
+    a.jobType === b.jobType &&
+    a.description === b.description &&
+    a.location === b.location &&
+    a.currentVersionId === b.currentVersionId &&
+    a.currentVersionTime === b.currentVersionTime &&
+    a.ioCutoff === b.ioCutoff &&
+    a.isHidden === b.isHidden &&
+    a.createdAt === b.createdAt
+  );
+}
+
+function sameDataset(a: DatasetRow, b: DatasetRow): boolean {
+  return (
+    a.sourceId === b.sourceId &&
+    a.description === b.description &&
+    a.currentVersionId === b.currentVersionId &&
+    a.lifecycleState === b.lifecycleState &&
+    a.lastModifiedAt === b.lastModifiedAt &&
+    a.isHidden === b.isHidden &&
+    a.createdAt === b.createdAt
+  );
+}
+
+function timeOf(value: unknown): Ms | null {
+  if (typeof value !== 'string') return null;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+function textOf(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** The source type from a dataSource URI's scheme, upper-cased like Marquez's source types. */
+function sourceTypeOf(uri: string): string {
+  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(uri)?.[1];
+  return (scheme ?? uri).toUpperCase();
+}
+
+/**
+ * Applies a committed changeset to the writer's mirror. Must be called only after the transaction that wrote
+ * it has committed, so a rolled-back batch leaves the mirror untouched.
+ */
+export function applyChangeset(state: ModelState, changes: Changeset): void {
+  const { persist } = changes;
+  for (const [name, row] of changes.namespaces) {
+    const old = state.namespaces.get(name);
+    state.addNamespace(persist.namespaces.has(name) || !old ? row : { ...row, updatedAt: old.updatedAt });
+  }
+  for (const row of changes.sources.values()) state.sources.set(row.name, row);
+  for (const [key, row] of changes.datasets) {
+    state.addDataset(
+      persist.datasets.has(key)
+        ? { ...row, storedUpdatedAt: row.updatedAt, storedVersionTime: row.currentVersionTime }
+        : row,
+    );
+  }
+  for (const [key, row] of changes.jobs) {
+    state.addJob(persist.jobs.has(key) ? { ...row, storedUpdatedAt: row.updatedAt } : row);
+  }
+  for (const row of changes.runs.values()) state.runs.set(row.uuid, row);
+  for (const row of changes.datasetVersions.values()) {
+    state.datasetVersions.set(row.version, { id: row.id, ownerId: row.datasetId });
+  }
+  for (const row of changes.jobVersions.values()) {
+    state.jobVersions.set(row.version, { id: row.id, ownerId: row.jobId });
+  }
+  for (const edge of changes.edges.values()) {
+    state.edges.set(`${edge.jobId}:${edge.direction}:${edge.datasetId}`, [edge.firstSeen, edge.lastSeen]);
+  }
+  for (const key of changes.columnEdges.keys()) state.columnEdges.set(key, true);
+  for (const [key, latest] of changes.facetTimes) state.facets.set(key, latest);
+}

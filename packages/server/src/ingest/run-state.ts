@@ -1,0 +1,111 @@
+/**
+ * Run state from OpenLineage eventTypes, independent of the order in which events arrive.
+ *
+ * The aggregate is a join-semilattice: {@link applyRunEvent} is commutative, associative and idempotent, so any
+ * permutation (and any duplication) of a run's events gives the same result. This is what fixes Marquez's
+ * arrival-order bug, where a COMPLETE followed by a late START leaves the run RUNNING.
+ */
+
+/** The spec's event types. */
+export type EventType = 'START' | 'RUNNING' | 'COMPLETE' | 'ABORT' | 'FAIL' | 'OTHER';
+
+/** Run states as the Marquez API names them. */
+export type RunState = 'NEW' | 'RUNNING' | 'COMPLETED' | 'ABORTED' | 'FAILED';
+
+/** A terminal state and the eventTime (ms) of the event that set it. */
+export interface TerminalState {
+  readonly state: 'COMPLETED' | 'ABORTED' | 'FAILED';
+  readonly at: number;
+}
+
+/** What is known about a run's lifecycle; times are eventTimes in ms since the epoch. */
+export interface RunStateAggregate {
+  /** Earliest START. */
+  readonly startedAt: number | null;
+  /** Earliest RUNNING, used as the start when no START was seen. */
+  readonly firstRunningAt: number | null;
+  /** The terminal event with the latest eventTime, if any. */
+  readonly terminal: TerminalState | null;
+  /** Earliest and latest eventTime of any event of the run. */
+  readonly firstEventAt: number;
+  readonly lastEventAt: number;
+}
+
+const terminalOf: Partial<Record<EventType, TerminalState['state']>> = {
+  COMPLETE: 'COMPLETED',
+  ABORT: 'ABORTED',
+  FAIL: 'FAILED',
+};
+
+// Two terminal events at the same instant: the more severe one wins, so the outcome does not depend on order.
+const severity: Record<TerminalState['state'], number> = { COMPLETED: 0, ABORTED: 1, FAILED: 2 };
+
+const minOf = (a: number | null, b: number | null): number | null =>
+  a === null ? b : b === null ? a : Math.min(a, b);
+
+/** The aggregate of a run whose first known event is of `eventType` (or has none) at `at`. */
+export function initialRunState(eventType: EventType | undefined, at: number): RunStateAggregate {
+  return applyRunEvent(
+    { startedAt: null, firstRunningAt: null, terminal: null, firstEventAt: at, lastEventAt: at },
+    eventType,
+    at,
+  );
+}
+
+/** Folds one event into the aggregate. An event without eventType only widens the event-time range. */
+export function applyRunEvent(
+  aggregate: RunStateAggregate,
+  eventType: EventType | undefined,
+  at: number,
+): RunStateAggregate {
+  let { startedAt, firstRunningAt, terminal } = aggregate;
+  if (eventType === 'START') startedAt = minOf(startedAt, at);
+  else if (eventType === 'RUNNING') firstRunningAt = minOf(firstRunningAt, at);
+  else if (eventType !== undefined) {
+    const state = terminalOf[eventType];
+    if (
+      state !== undefined &&
+      (terminal === null ||
+        at > terminal.at ||
+        (at === terminal.at && severity[state] > severity[terminal.state]))
+    ) {
+      terminal = { state, at };
+    }
+  }
+  return {
+    startedAt,
+    firstRunningAt,
+    terminal,
+    firstEventAt: Math.min(aggregate.firstEventAt, at),
+    lastEventAt: Math.max(aggregate.lastEventAt, at),
+  };
+}
+
+/** The state to report: a terminal state wins over RUNNING whatever the order the events came in. */
+export function runStateOf(aggregate: RunStateAggregate): RunState {
+  if (aggregate.terminal !== null) return aggregate.terminal.state;
+  if (aggregate.startedAt !== null || aggregate.firstRunningAt !== null) return 'RUNNING';
+  return 'NEW';
+}
+
+/** When the run started: the earliest START, else the earliest RUNNING. */
+export function runStartedAt(aggregate: RunStateAggregate): number | null {
+  return aggregate.startedAt ?? aggregate.firstRunningAt;
+}
+
+/** When the state last changed: the terminal event, else the start. */
+export function runTransitionedAt(aggregate: RunStateAggregate): number | null {
+  return aggregate.terminal?.at ?? runStartedAt(aggregate);
+}
+
+/** True when both aggregates describe the same lifecycle. */
+export function sameRunState(a: RunStateAggregate, b: RunStateAggregate): boolean {
+  return (
+    a.startedAt === b.startedAt &&
+    a.firstRunningAt === b.firstRunningAt &&
+    a.terminal?.state === b.terminal?.state &&
+    a.terminal?.at === b.terminal?.at &&
+    a.firstEventAt === b.firstEventAt &&
+    a.lastEventAt === b.lastEventAt
+  );
+}

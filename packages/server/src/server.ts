@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './api/app.js';
+import type { ServerConfig } from './config.js';
+import { LineageGraph } from './graph/lineage-graph.js';
+import { IngestPipeline } from './ingest/pipeline.js';
+import { createValidator } from './ingest/validate.js';
+import { openEmbeddedDb, openPostgresDb, type Db } from './store/db.js';
+import { migrate } from './store/migrate.js';
+import { ModelState } from './store/model-state.js';
+
+/** A running (or ready-to-listen) Headwater server. */
+export interface HeadwaterServer {
+  readonly app: FastifyInstance;
+  readonly db: Db;
+  readonly pipeline: IngestPipeline;
+  readonly graph: LineageGraph;
+  readonly state: ModelState;
+  /** The base URL once listening. */
+  url: string | undefined;
+  /** Starts accepting connections on config.host:config.port. */
+  listen(): Promise<string>;
+  /** Stops taking requests, commits everything acknowledged or in flight, and closes the store. */
+  close(): Promise<void>;
+}
+
+/** The package version, read from package.json. */
+export const version = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+/** Opens the store, runs migrations, loads the graph and builds the app. */
+export async function createServer(config: ServerConfig): Promise<HeadwaterServer> {
+  const db = config.databaseUrl
+    ? await openPostgresDb(config.databaseUrl)
+    : await openEmbeddedDb(config.dataDir);
+  try {
+    await migrate(db);
+    const state = new ModelState();
+    await state.load(db);
+    const graph = new LineageGraph();
+    await graph.load(db);
+    const pipeline = new IngestPipeline(db, state);
+    pipeline.onCommit((changes) => graph.apply(changes));
+    const validator = createValidator(
+      config.strict && config.specDir ? { strict: true, specDir: config.specDir } : { strict: false },
+    );
+    const app = await buildApp({ config, db, state, graph, pipeline, validator, version });
+    let closing: Promise<void> | undefined;
+    const server: HeadwaterServer = {
+      app,
+      db,
+      pipeline,
+      graph,
+      state,
+      url: undefined,
+      async listen() {
+        const address = await app.listen({ port: config.port, host: config.host });
+        server.url = address.replace('[::1]', 'localhost');
+        return server.url;
+      },
+      close() {
+        closing ??= (async () => {
+          await app.close();
+          await pipeline.close();
+          await db.close();
+        })();
+        return closing;
+      },
+    };
+    return server;
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}

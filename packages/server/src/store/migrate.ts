@@ -1,0 +1,43 @@
+import { readdir, readFile } from 'node:fs/promises';
+import type { Db } from './db.js';
+
+const migrationsDir = new URL('../../migrations/', import.meta.url);
+
+/**
+ * Applies the SQL files of packages/server/migrations (NNN_name.sql, in order) that the database has not seen,
+ * each in its own transaction, and records them in schema_migrations. Returns the names applied.
+ */
+export async function migrate(db: Db): Promise<string[]> {
+  await db.query(
+    `CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+  );
+  const done = new Set(
+    (await db.query<{ name: string }>('SELECT name FROM schema_migrations')).map((row) => row.name),
+  );
+  const files = (await readdir(migrationsDir)).filter((file) => /^\d{3}_.+\.sql$/.test(file)).sort();
+  const applied: string[] = [];
+  for (const file of files) {
+    if (done.has(file)) continue;
+    const sql = await readFile(new URL(file, migrationsDir), 'utf8');
+    await db.transaction(async (tx) => {
+      for (const statement of splitStatements(sql)) await tx.query(statement);
+      await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+    });
+    applied.push(file);
+  }
+  return applied;
+}
+
+/** Splits a migration into statements on `;` at line ends (migrations contain no function bodies). */
+function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*$/m)
+    .map((part) =>
+      part
+        .split('\n')
+        .filter((line) => !line.trim().startsWith('--'))
+        .join('\n')
+        .trim(),
+    )
+    .filter((part) => part.length > 0);
+}

@@ -1,0 +1,312 @@
+import type { Queryable } from './db.js';
+import type { RunStateAggregate, TerminalState } from '../ingest/run-state.js';
+
+/** Ms since the epoch. */
+export type Ms = number;
+
+export interface NamespaceRow {
+  id: number;
+  name: string;
+  createdAt: Ms;
+  updatedAt: Ms;
+  isHidden: boolean;
+}
+
+export interface SourceRow {
+  id: number;
+  name: string;
+  type: string;
+  connectionUrl: string;
+  createdAt: Ms;
+  updatedAt: Ms;
+}
+
+export interface DatasetRow {
+  id: number;
+  namespaceId: number;
+  name: string;
+  sourceId: number;
+  description: string | null;
+  currentVersionId: number | null;
+  currentVersionTime: Ms | null;
+  lifecycleState: string | null;
+  lastModifiedAt: Ms | null;
+  isHidden: boolean;
+  createdAt: Ms;
+  updatedAt: Ms;
+  /** What the store holds of the times that are written at a coarser resolution (see derive.ts). */
+  storedUpdatedAt: Ms | null;
+  storedVersionTime: Ms | null;
+}
+
+export interface JobRow {
+  id: number;
+  namespaceId: number;
+  name: string;
+  simpleName: string;
+  parentJobId: number | null;
+  type: string;
+  integration: string | null;
+  jobType: string | null;
+  description: string | null;
+  location: string | null;
+  currentVersionId: number | null;
+  currentVersionTime: Ms | null;
+  ioCutoff: Ms | null;
+  isHidden: boolean;
+  createdAt: Ms;
+  updatedAt: Ms;
+  /** updated_at as last written; updated_at alone is rewritten at most once a second (see derive.ts). */
+  storedUpdatedAt: Ms | null;
+}
+
+export interface RunRow {
+  uuid: string;
+  externalId: string | null;
+  jobId: number;
+  parentRunUuid: string | null;
+  jobVersionId: number | null;
+  aggregate: RunStateAggregate;
+  nominalStartTime: Ms | null;
+  nominalEndTime: Ms | null;
+  /** Datasets the run read or wrote: `${direction}:${datasetId}` -> dataset version id. */
+  io: Map<string, number | null>;
+}
+
+/** The latest value of a facet on an entity: its hash, its exact time, and the time its row holds. */
+export interface FacetLatest {
+  readonly hash: string;
+  readonly latestAt: Ms;
+  readonly storedAt: Ms;
+}
+
+export interface VersionRef {
+  readonly id: number;
+  readonly ownerId: number;
+}
+
+/** A Map that forgets its least recently used entries beyond `capacity`. */
+export class LruMap<K, V> {
+  readonly #map = new Map<K, V>();
+  readonly #capacity: number;
+
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+  }
+
+  get(key: K): V | undefined {
+    const value = this.#map.get(key);
+    if (value !== undefined) {
+      this.#map.delete(key);
+      this.#map.set(key, value);
+    }
+    return value;
+  }
+
+  has(key: K): boolean {
+    return this.#map.has(key);
+  }
+
+  set(key: K, value: V): void {
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    if (this.#map.size > this.#capacity) {
+      const oldest = this.#map.keys().next();
+      if (!oldest.done) this.#map.delete(oldest.value);
+    }
+  }
+
+  get size(): number {
+    return this.#map.size;
+  }
+}
+
+/** Key of a dataset or job: namespace id and name. */
+export const entityKey = (namespaceId: number, name: string): string => `${namespaceId}\u0000${name}`;
+
+/**
+ * The writer's mirror of the model. Namespaces, sources, datasets, jobs and version ids are loaded whole at
+ * start and kept exact (the writer is the only one that changes them); runs are loaded on demand into an LRU.
+ * The edge, facet and column-lineage caches only let the writer skip upserts that would change nothing, so a
+ * miss there costs a write, never correctness.
+ */
+export class ModelState {
+  readonly namespaces = new Map<string, NamespaceRow>();
+  readonly namespacesById = new Map<number, NamespaceRow>();
+  readonly sources = new Map<string, SourceRow>();
+  readonly datasets = new Map<string, DatasetRow>();
+  readonly datasetsById = new Map<number, DatasetRow>();
+  readonly jobs = new Map<string, JobRow>();
+  readonly jobsById = new Map<number, JobRow>();
+  readonly datasetVersions = new Map<string, VersionRef>();
+  readonly jobVersions = new Map<string, VersionRef>();
+  readonly runs = new LruMap<string, RunRow>(50_000);
+  /** `${jobId}:${direction}:${datasetId}` -> [first_seen, last_seen]. */
+  readonly edges = new LruMap<string, [Ms, Ms]>(500_000);
+  /** `${kind}:${entity}:${name}` -> the latest value of a facet. */
+  readonly facets = new LruMap<string, FacetLatest>(500_000);
+  readonly columnEdges = new LruMap<string, true>(500_000);
+  readonly next = { namespace: 1, source: 1, dataset: 1, job: 1, datasetVersion: 1, jobVersion: 1, event: 1 };
+
+  /** Loads the exact parts of the mirror from the store. */
+  async load(db: Queryable): Promise<void> {
+    const time = (value: unknown): Ms => (value as Date).getTime();
+    const timeOrNull = (value: unknown): Ms | null => (value === null ? null : time(value));
+    for (const row of await db.query('SELECT id, name, created_at, updated_at, is_hidden FROM namespaces')) {
+      this.addNamespace({
+        id: row.id as number,
+        name: row.name as string,
+        createdAt: time(row.created_at),
+        updatedAt: time(row.updated_at),
+        isHidden: row.is_hidden as boolean,
+      });
+    }
+    for (const row of await db.query(
+      'SELECT id, name, type, connection_url, created_at, updated_at FROM sources',
+    )) {
+      this.sources.set(row.name as string, {
+        id: row.id as number,
+        name: row.name as string,
+        type: row.type as string,
+        connectionUrl: row.connection_url as string,
+        createdAt: time(row.created_at),
+        updatedAt: time(row.updated_at),
+      });
+    }
+    for (const row of await db.query(
+      `SELECT id, namespace_id, name, source_id, description, current_version_id, current_version_time,
+              lifecycle_state, last_modified_at, is_hidden, created_at, updated_at FROM datasets`,
+    )) {
+      this.addDataset({
+        id: row.id as number,
+        namespaceId: row.namespace_id as number,
+        name: row.name as string,
+        sourceId: row.source_id as number,
+        description: row.description as string | null,
+        currentVersionId: row.current_version_id as number | null,
+        currentVersionTime: timeOrNull(row.current_version_time),
+        lifecycleState: row.lifecycle_state as string | null,
+        lastModifiedAt: timeOrNull(row.last_modified_at),
+        isHidden: row.is_hidden as boolean,
+        createdAt: time(row.created_at),
+        updatedAt: time(row.updated_at),
+        storedUpdatedAt: time(row.updated_at),
+        storedVersionTime: timeOrNull(row.current_version_time),
+      });
+    }
+    for (const row of await db.query(
+      `SELECT id, namespace_id, name, simple_name, parent_job_id, type, integration, job_type, description, location,
+              current_version_id, current_version_time, io_cutoff, is_hidden, created_at, updated_at FROM jobs`,
+    )) {
+      this.addJob({
+        id: row.id as number,
+        namespaceId: row.namespace_id as number,
+        name: row.name as string,
+        simpleName: row.simple_name as string,
+        parentJobId: row.parent_job_id as number | null,
+        type: row.type as string,
+        integration: row.integration as string | null,
+        jobType: row.job_type as string | null,
+        description: row.description as string | null,
+        location: row.location as string | null,
+        currentVersionId: row.current_version_id as number | null,
+        currentVersionTime: timeOrNull(row.current_version_time),
+        ioCutoff: timeOrNull(row.io_cutoff),
+        isHidden: row.is_hidden as boolean,
+        createdAt: time(row.created_at),
+        updatedAt: time(row.updated_at),
+        storedUpdatedAt: time(row.updated_at),
+      });
+    }
+    for (const row of await db.query(
+      'SELECT id, dataset_id, version::text AS version FROM dataset_versions',
+    )) {
+      this.datasetVersions.set(row.version as string, {
+        id: row.id as number,
+        ownerId: row.dataset_id as number,
+      });
+    }
+    for (const row of await db.query('SELECT id, job_id, version::text AS version FROM job_versions')) {
+      this.jobVersions.set(row.version as string, { id: row.id as number, ownerId: row.job_id as number });
+    }
+    const [max] = await db.query<Record<string, number | null>>(
+      `SELECT (SELECT max(id) FROM namespaces) AS namespace, (SELECT max(id) FROM sources) AS source,
+              (SELECT max(id) FROM datasets) AS dataset, (SELECT max(id) FROM jobs) AS job,
+              (SELECT max(id) FROM dataset_versions) AS dataset_version, (SELECT max(id) FROM job_versions) AS job_version,
+              (SELECT max(id) FROM events) AS event`,
+    );
+    this.next.namespace = (max?.namespace ?? 0) + 1;
+    this.next.source = (max?.source ?? 0) + 1;
+    this.next.dataset = (max?.dataset ?? 0) + 1;
+    this.next.job = (max?.job ?? 0) + 1;
+    this.next.datasetVersion = (max?.dataset_version ?? 0) + 1;
+    this.next.jobVersion = (max?.job_version ?? 0) + 1;
+    this.next.event = (max?.event ?? 0) + 1;
+  }
+
+  /** Loads the runs in `uuids` that are not in the LRU, with their inputs and outputs. */
+  async loadRuns(db: Queryable, uuids: readonly string[]): Promise<void> {
+    const missing = [...new Set(uuids)].filter((uuid) => !this.runs.has(uuid));
+    if (missing.length === 0) return;
+    const time = (value: unknown): Ms | null => (value === null ? null : (value as Date).getTime());
+    const rows = await db.query(
+      `SELECT uuid::text AS uuid, external_id, job_id, parent_run_uuid::text AS parent_run_uuid, job_version_id, state,
+              started_at, first_running_at, ended_at, created_at, updated_at, nominal_start_time, nominal_end_time
+       FROM runs WHERE uuid = ANY($1::uuid[])`,
+      [missing],
+    );
+    const io = await db.query<{
+      run_uuid: string;
+      direction: number;
+      dataset_id: number;
+      version: number | null;
+    }>(
+      `SELECT run_uuid::text AS run_uuid, direction, dataset_id, dataset_version_id AS version
+       FROM run_io WHERE run_uuid = ANY($1::uuid[])`,
+      [missing],
+    );
+    const loaded = new Map<string, RunRow>();
+    for (const row of rows) {
+      const state = row.state as string;
+      const endedAt = time(row.ended_at);
+      const terminal: TerminalState | null =
+        (state === 'COMPLETED' || state === 'FAILED' || state === 'ABORTED') && endedAt !== null
+          ? { state, at: endedAt }
+          : null;
+      loaded.set(row.uuid as string, {
+        uuid: row.uuid as string,
+        externalId: row.external_id as string | null,
+        jobId: row.job_id as number,
+        parentRunUuid: row.parent_run_uuid as string | null,
+        jobVersionId: row.job_version_id as number | null,
+        aggregate: {
+          startedAt: time(row.started_at),
+          firstRunningAt: time(row.first_running_at),
+          terminal,
+          firstEventAt: time(row.created_at)!,
+          lastEventAt: time(row.updated_at)!,
+        },
+        nominalStartTime: time(row.nominal_start_time),
+        nominalEndTime: time(row.nominal_end_time),
+        io: new Map(),
+      });
+    }
+    for (const row of io) loaded.get(row.run_uuid)?.io.set(`${row.direction}:${row.dataset_id}`, row.version);
+    for (const [uuid, run] of loaded) this.runs.set(uuid, run);
+  }
+
+  addNamespace(row: NamespaceRow): void {
+    this.namespaces.set(row.name, row);
+    this.namespacesById.set(row.id, row);
+  }
+
+  addDataset(row: DatasetRow): void {
+    this.datasets.set(entityKey(row.namespaceId, row.name), row);
+    this.datasetsById.set(row.id, row);
+  }
+
+  addJob(row: JobRow): void {
+    this.jobs.set(entityKey(row.namespaceId, row.name), row);
+    this.jobsById.set(row.id, row);
+  }
+}

@@ -1,0 +1,419 @@
+import { bulkInsert, ts, updateAll, type BulkColumn } from './bulk.js';
+import type { Queryable } from './db.js';
+import type { Changeset, FacetUpsert } from '../ingest/derive.js';
+import type { NormalizedEvent } from '../ingest/normalize.js';
+import { runStateOf, runTransitionedAt } from '../ingest/run-state.js';
+
+const col = (name: string, type: BulkColumn['type']): BulkColumn => ({ name, type });
+
+/**
+ * Stores raw events, skipping any whose hash is already stored, and returns the hashes that were new.
+ * Runs first in the batch transaction, so only new events go on to change the model.
+ */
+export async function insertEvents(
+  tx: Queryable,
+  events: readonly NormalizedEvent[],
+  firstId: number,
+  receivedAt: number,
+): Promise<Set<string>> {
+  const received = ts(receivedAt);
+  const rows = events.map((event, index) => [
+    firstId + index,
+    event.hash,
+    event.kind,
+    event.eventType ?? null,
+    ts(event.eventTime),
+    event.run?.uuid ?? null,
+    event.job?.namespace ?? event.dataset?.namespace ?? null,
+    event.job?.name ?? event.dataset?.name ?? null,
+    received,
+    event.body,
+  ]);
+  const inserted = await bulkInsert(
+    tx,
+    'events',
+    [
+      col('id', 'bigint'),
+      col('hash', 'uuid'),
+      col('kind', 'text'),
+      col('event_type', 'text'),
+      col('event_time', 'timestamptz'),
+      col('run_uuid', 'uuid'),
+      col('job_namespace', 'text'),
+      col('job_name', 'text'),
+      col('received_at', 'timestamptz'),
+      col('body', 'text'),
+    ],
+    rows,
+    '(hash) DO NOTHING',
+    'hash::text AS hash',
+  );
+  return new Set(inserted.map((row) => row.hash as string));
+}
+
+const NAMESPACE_COLUMNS = [
+  col('id', 'int'),
+  col('name', 'text'),
+  col('created_at', 'timestamptz'),
+  col('updated_at', 'timestamptz'),
+  col('is_hidden', 'boolean'),
+];
+const DATASET_COLUMNS = [
+  col('id', 'int'),
+  col('namespace_id', 'int'),
+  col('name', 'text'),
+  col('source_id', 'int'),
+  col('description', 'text'),
+  col('current_version_id', 'bigint'),
+  col('current_version_time', 'timestamptz'),
+  col('lifecycle_state', 'text'),
+  col('last_modified_at', 'timestamptz'),
+  col('is_hidden', 'boolean'),
+  col('created_at', 'timestamptz'),
+  col('updated_at', 'timestamptz'),
+];
+const JOB_COLUMNS = [
+  col('id', 'int'),
+  col('namespace_id', 'int'),
+  col('name', 'text'),
+  col('simple_name', 'text'),
+  col('parent_job_id', 'int'),
+  col('type', 'text'),
+  col('integration', 'text'),
+  col('job_type', 'text'),
+  col('description', 'text'),
+  col('location', 'text'),
+  col('current_version_id', 'bigint'),
+  col('current_version_time', 'timestamptz'),
+  col('io_cutoff', 'timestamptz'),
+  col('is_hidden', 'boolean'),
+  col('created_at', 'timestamptz'),
+  col('updated_at', 'timestamptz'),
+];
+const RUN_COLUMNS = [
+  col('uuid', 'uuid'),
+  col('external_id', 'text'),
+  col('job_id', 'int'),
+  col('parent_run_uuid', 'uuid'),
+  col('job_version_id', 'bigint'),
+  col('state', 'text'),
+  col('transitioned_at', 'timestamptz'),
+  col('started_at', 'timestamptz'),
+  col('ended_at', 'timestamptz'),
+  col('first_running_at', 'timestamptz'),
+  col('nominal_start_time', 'timestamptz'),
+  col('nominal_end_time', 'timestamptz'),
+  col('created_at', 'timestamptz'),
+  col('updated_at', 'timestamptz'),
+];
+const names = (columns: readonly BulkColumn[]) => columns.slice(1).map((column) => column.name);
+
+/** Writes a changeset (see ingest/derive.ts) in FK order, one statement per table. */
+export async function writeChanges(tx: Queryable, changes: Changeset): Promise<void> {
+  const { persist } = changes;
+  await bulkInsert(
+    tx,
+    'namespaces',
+    NAMESPACE_COLUMNS,
+    [...persist.namespaces].map((name) => {
+      const row = changes.namespaces.get(name)!;
+      return [row.id, row.name, ts(row.createdAt), ts(row.updatedAt), row.isHidden];
+    }),
+    updateAll('id', ['created_at', 'updated_at', 'is_hidden']),
+  );
+  await bulkInsert(
+    tx,
+    'sources',
+    [
+      col('id', 'int'),
+      col('name', 'text'),
+      col('type', 'text'),
+      col('connection_url', 'text'),
+      col('created_at', 'timestamptz'),
+      col('updated_at', 'timestamptz'),
+    ],
+    [...changes.sources.values()].map((row) => [
+      row.id,
+      row.name,
+      row.type,
+      row.connectionUrl,
+      ts(row.createdAt),
+      ts(row.updatedAt),
+    ]),
+    updateAll('id', ['type', 'connection_url', 'updated_at']),
+  );
+  await bulkInsert(
+    tx,
+    'datasets',
+    DATASET_COLUMNS,
+    [...persist.datasets].map((key) => {
+      const row = changes.datasets.get(key)!;
+      return [
+        row.id,
+        row.namespaceId,
+        row.name,
+        row.sourceId,
+        row.description,
+        row.currentVersionId,
+        ts(row.currentVersionTime),
+        row.lifecycleState,
+        ts(row.lastModifiedAt),
+        row.isHidden,
+        ts(row.createdAt),
+        ts(row.updatedAt),
+      ];
+    }),
+    updateAll('id', names(DATASET_COLUMNS)),
+  );
+  await bulkInsert(
+    tx,
+    'jobs',
+    JOB_COLUMNS,
+    [...persist.jobs].map((key) => {
+      const row = changes.jobs.get(key)!;
+      return [
+        row.id,
+        row.namespaceId,
+        row.name,
+        row.simpleName,
+        row.parentJobId,
+        row.type,
+        row.integration,
+        row.jobType,
+        row.description,
+        row.location,
+        row.currentVersionId,
+        ts(row.currentVersionTime),
+        ts(row.ioCutoff),
+        row.isHidden,
+        ts(row.createdAt),
+        ts(row.updatedAt),
+      ];
+    }),
+    updateAll('id', names(JOB_COLUMNS)),
+  );
+  await bulkInsert(
+    tx,
+    'dataset_versions',
+    [
+      col('id', 'bigint'),
+      col('dataset_id', 'int'),
+      col('version', 'uuid'),
+      col('fields', 'jsonb'),
+      col('lifecycle_state', 'text'),
+      col('created_at', 'timestamptz'),
+      col('created_by_run', 'uuid'),
+    ],
+    [...changes.datasetVersions.values()].map((row) => [
+      row.id,
+      row.datasetId,
+      row.version,
+      row.fields,
+      row.lifecycleState,
+      ts(row.createdAt),
+      row.createdByRun,
+    ]),
+  );
+  await bulkInsert(
+    tx,
+    'job_versions',
+    [
+      col('id', 'bigint'),
+      col('job_id', 'int'),
+      col('version', 'uuid'),
+      col('location', 'text'),
+      col('inputs', 'jsonb'),
+      col('outputs', 'jsonb'),
+      col('created_at', 'timestamptz'),
+    ],
+    [...changes.jobVersions.values()].map((row) => [
+      row.id,
+      row.jobId,
+      row.version,
+      row.location,
+      row.inputs,
+      row.outputs,
+      ts(row.createdAt),
+    ]),
+  );
+  await bulkInsert(
+    tx,
+    'runs',
+    RUN_COLUMNS,
+    [...persist.runs].map((uuid) => {
+      const run = changes.runs.get(uuid)!;
+      const { aggregate } = run;
+      return [
+        run.uuid,
+        run.externalId,
+        run.jobId,
+        run.parentRunUuid,
+        run.jobVersionId,
+        runStateOf(aggregate),
+        ts(runTransitionedAt(aggregate)),
+        ts(aggregate.startedAt),
+        ts(aggregate.terminal?.at),
+        ts(aggregate.firstRunningAt),
+        ts(run.nominalStartTime),
+        ts(run.nominalEndTime),
+        ts(aggregate.firstEventAt),
+        ts(aggregate.lastEventAt),
+      ];
+    }),
+    updateAll('uuid', names(RUN_COLUMNS)),
+  );
+  await bulkInsert(
+    tx,
+    'run_io',
+    [
+      col('run_uuid', 'uuid'),
+      col('direction', 'smallint'),
+      col('dataset_id', 'int'),
+      col('dataset_version_id', 'bigint'),
+      col('facets', 'jsonb'),
+      col('event_time', 'timestamptz'),
+    ],
+    [...changes.runIo.values()].map((row) => [
+      row.runUuid,
+      row.direction,
+      row.datasetId,
+      row.versionId,
+      row.facets,
+      ts(row.eventTime),
+    ]),
+    // Facets accumulate over a run's events; the version is the one seen by the newest event.
+    `(run_uuid, direction, dataset_id) DO UPDATE SET facets = t.facets || EXCLUDED.facets,
+       dataset_version_id = CASE WHEN EXCLUDED.event_time >= t.event_time THEN EXCLUDED.dataset_version_id
+                                 ELSE t.dataset_version_id END,
+       event_time = GREATEST(t.event_time, EXCLUDED.event_time)`,
+  );
+  await bulkInsert(
+    tx,
+    'job_io',
+    [
+      col('job_id', 'int'),
+      col('direction', 'smallint'),
+      col('dataset_id', 'int'),
+      col('first_seen', 'timestamptz'),
+      col('last_seen', 'timestamptz'),
+    ],
+    [...changes.edges.values()].map((row) => [
+      row.jobId,
+      row.direction,
+      row.datasetId,
+      ts(row.firstSeen),
+      ts(row.lastSeen),
+    ]),
+    `(job_id, direction, dataset_id) DO UPDATE SET first_seen = LEAST(t.first_seen, EXCLUDED.first_seen),
+       last_seen = GREATEST(t.last_seen, EXCLUDED.last_seen)`,
+  );
+  await bulkInsert(
+    tx,
+    'column_lineage',
+    [
+      col('output_dataset_id', 'int'),
+      col('output_field', 'text'),
+      col('input_dataset_id', 'int'),
+      col('input_field', 'text'),
+      col('transformation_type', 'text'),
+      col('transformation_subtype', 'text'),
+      col('transformation_description', 'text'),
+      col('masking', 'boolean'),
+      col('first_seen', 'timestamptz'),
+      col('last_seen', 'timestamptz'),
+    ],
+    [...changes.columnEdges.values()].map((row) => [
+      row.outputDatasetId,
+      row.outputField,
+      row.inputDatasetId,
+      row.inputField,
+      row.type,
+      row.subtype,
+      row.description,
+      row.masking,
+      ts(row.seen),
+      ts(row.seen),
+    ]),
+    `(output_dataset_id, output_field, input_dataset_id, input_field, transformation_type, transformation_subtype)
+     DO UPDATE SET first_seen = LEAST(t.first_seen, EXCLUDED.first_seen),
+       last_seen = GREATEST(t.last_seen, EXCLUDED.last_seen)`,
+  );
+  await writeFacets(tx, 'run_facets', 'run_uuid', 'uuid', changes.runFacets, false);
+  await writeFacets(tx, 'job_facets', 'job_id', 'int', changes.jobFacets, true);
+  await writeFacets(tx, 'dataset_facets', 'dataset_id', 'int', changes.datasetFacets, true);
+  await bulkInsert(
+    tx,
+    'dq_assertions',
+    [
+      col('run_uuid', 'uuid'),
+      col('dataset_id', 'int'),
+      col('assertion', 'text'),
+      col('column_name', 'text'),
+      col('success', 'boolean'),
+      col('severity', 'text'),
+      col('expected', 'text'),
+      col('actual', 'text'),
+      col('event_time', 'timestamptz'),
+    ],
+    [...changes.assertions.values()].map((row) => [
+      row.runUuid,
+      row.datasetId,
+      row.assertion,
+      row.column,
+      row.success,
+      row.severity,
+      row.expected,
+      row.actual,
+      ts(row.eventTime),
+    ]),
+    `(run_uuid, dataset_id, assertion, column_name) DO UPDATE SET success = EXCLUDED.success,
+       severity = EXCLUDED.severity, expected = EXCLUDED.expected, actual = EXCLUDED.actual,
+       event_time = EXCLUDED.event_time WHERE EXCLUDED.event_time >= t.event_time`,
+  );
+  await bulkInsert(
+    tx,
+    'dq_metrics',
+    [
+      col('run_uuid', 'uuid'),
+      col('dataset_id', 'int'),
+      col('metrics', 'jsonb'),
+      col('event_time', 'timestamptz'),
+    ],
+    [...changes.metrics.values()].map((row) => [row.runUuid, row.datasetId, row.metrics, ts(row.eventTime)]),
+    `(run_uuid, dataset_id) DO UPDATE SET metrics = EXCLUDED.metrics, event_time = EXCLUDED.event_time
+       WHERE EXCLUDED.event_time >= t.event_time`,
+  );
+}
+
+async function writeFacets(
+  tx: Queryable,
+  table: string,
+  entityColumn: string,
+  entityType: 'uuid' | 'int',
+  facets: Map<string, FacetUpsert>,
+  withRun: boolean,
+): Promise<void> {
+  const columns = [
+    col(entityColumn, entityType),
+    col('name', 'text'),
+    col('hash', 'bigint'),
+    col('facet', 'jsonb'),
+    col('event_time', 'timestamptz'),
+    ...(withRun ? [col('run_uuid', 'uuid')] : []),
+  ];
+  await bulkInsert(
+    tx,
+    table,
+    columns,
+    [...facets.values()].map((row) => [
+      row.entity,
+      row.name,
+      row.hash,
+      row.facet,
+      ts(row.eventTime),
+      ...(withRun ? [row.runUuid] : []),
+    ]),
+    // The same value seen again later becomes the latest again (A, then B, then A: A is current).
+    `(${entityColumn}, name, hash) DO UPDATE SET event_time = GREATEST(t.event_time, EXCLUDED.event_time)`,
+  );
+}
