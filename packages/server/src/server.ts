@@ -24,6 +24,9 @@ export interface HeadwaterServer {
   close(): Promise<void>;
 }
 
+/** How long shutdown waits for requests already received to be answered. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 /** The package version, read from package.json. */
 export const version = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -46,6 +49,19 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       config.strict && config.specDir ? { strict: true, specDir: config.specDir } : { strict: false },
     );
     const app = await buildApp({ config, db, state, graph, pipeline, validator, version });
+    let inFlight = 0;
+    app.addHook('onRequest', (_request, _reply, done) => {
+      inFlight++;
+      done();
+    });
+    app.addHook('onResponse', (_request, _reply, done) => {
+      inFlight--;
+      done();
+    });
+    app.addHook('onRequestAbort', (_request, done) => {
+      inFlight--;
+      done();
+    });
     let closing: Promise<void> | undefined;
     const server: HeadwaterServer = {
       app,
@@ -61,8 +77,16 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       },
       close() {
         closing ??= (async () => {
-          await app.close();
+          // Stop accepting; requests already received finish (new ones on kept-alive sockets get 503).
+          const appClosed = app.close();
+          const deadline = Date.now() + SHUTDOWN_GRACE_MS;
+          while (inFlight > 0 && Date.now() < deadline)
+            await new Promise((resolve) => setTimeout(resolve, 20));
           await pipeline.close();
+          // Sockets that went idle after close() began would hold the server open until their keep-alive
+          // timeout; every request on them has been answered, so drop them.
+          app.server.closeAllConnections();
+          await appClosed;
           await db.close();
         })();
         return closing;

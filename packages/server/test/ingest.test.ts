@@ -45,11 +45,17 @@ describe.each(backends())('ingest on the $name store', (backend) => {
     for (const file of files) {
       for (const event of readEvents(file)) {
         const response = await post(api('/lineage'), JSON.stringify(event));
-        expect({ file, status: response.status, body: await response.text() }).toEqual({ file, status: 201, body: '' });
+        expect({ file, status: response.status, body: await response.text() }).toEqual({
+          file,
+          status: 201,
+          body: '',
+        });
         sent.push(event);
       }
     }
-    const stored = (await (await fetch(api(`/events/lineage?limit=1000&after=1900-01-01T00:00:00Z`))).json()) as {
+    const stored = (await (
+      await fetch(api(`/events/lineage?limit=1000&after=1900-01-01T00:00:00Z`))
+    ).json()) as {
       events: unknown[];
       totalCount: number;
     };
@@ -75,7 +81,10 @@ describe.each(backends())('ingest on the $name store', (backend) => {
     const text = JSON.stringify(runEvent());
     for (let i = 0; i < 3; i++) expect((await post(api('/lineage'), text)).status).toBe(201);
     const batch = await post(api('/lineage/batch'), `[${text},${text}]`);
-    expect(await batch.json()).toMatchObject({ status: 'success', summary: { received: 2, successful: 2, failed: 0 } });
+    expect(await batch.json()).toMatchObject({
+      status: 'success',
+      summary: { received: 2, successful: 2, failed: 0 },
+    });
     expect(await eventCount()).toBe(before + 1);
   });
 
@@ -85,17 +94,25 @@ describe.each(backends())('ingest on the $name store', (backend) => {
     expect(malformed.status).toBe(400);
     expect(await malformed.json()).toMatchObject({ code: 400, error: 'MALFORMED_JSON' });
 
-    const missing = await post(api('/lineage'), JSON.stringify({ eventTime: '2024-01-01T00:00:00Z', run: {}, job: {} }));
+    const missing = await post(
+      api('/lineage'),
+      JSON.stringify({ eventTime: '2024-01-01T00:00:00Z', run: {}, job: {} }),
+    );
     expect(missing.status).toBe(422);
     const { errors } = (await missing.json()) as { errors: string[] };
     expect(errors.map((error) => error.split(':')[0]).sort()).toEqual(
       ['$.job.name', '$.job.namespace', '$.producer', '$.run.runId'].sort(),
     );
 
-    const wrongType = await post(api('/lineage'), JSON.stringify(runEvent()), { 'content-type': 'text/plain' });
+    const wrongType = await post(api('/lineage'), JSON.stringify(runEvent()), {
+      'content-type': 'text/plain',
+    });
     expect(wrongType.status).toBe(415);
 
-    const huge = await post(api('/lineage'), JSON.stringify(runEvent({ padding: 'x'.repeat(11 * 1024 * 1024) })));
+    const huge = await post(
+      api('/lineage'),
+      JSON.stringify(runEvent({ padding: 'x'.repeat(11 * 1024 * 1024) })),
+    );
     expect(huge.status).toBe(413);
 
     for (const body of ['null', '[]', '"text"', '42', '{}', '{"run":{"runId":1}}']) {
@@ -122,7 +139,11 @@ describe.each(backends())('ingest on the $name store', (backend) => {
     const bad = { ...runEvent(), producer: undefined };
     const response = await post(api('/lineage/batch'), JSON.stringify([good[0], bad, good[1]]));
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { status: string; summary: unknown; failed_events: { index: number; reason: string }[] };
+    const body = (await response.json()) as {
+      status: string;
+      summary: unknown;
+      failed_events: { index: number; reason: string }[];
+    };
     expect(body.status).toBe('partial_success');
     expect(body.summary).toEqual({ received: 3, successful: 2, failed: 1, retriable: 0, non_retriable: 1 });
     expect(body.failed_events.map((failure) => failure.index)).toEqual([1]);
@@ -130,7 +151,10 @@ describe.each(backends())('ingest on the $name store', (backend) => {
 
     const ndjson = [runEvent(), runEvent()].map((event) => JSON.stringify(event)).join('\n') + '\n{oops\n';
     const second = await post(api('/lineage/batch'), ndjson, { 'content-type': 'application/x-ndjson' });
-    expect(await second.json()).toMatchObject({ status: 'partial_success', summary: { received: 3, successful: 2, failed: 1 } });
+    expect(await second.json()).toMatchObject({
+      status: 'partial_success',
+      summary: { received: 3, successful: 2, failed: 1 },
+    });
     expect(await eventCount()).toBe(before + 4);
   });
 });

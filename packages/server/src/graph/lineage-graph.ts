@@ -153,50 +153,52 @@ export class LineageGraph {
   }
 
   #walk(start: GraphNode, depth: number, upstream: boolean, datasets: Set<number>, jobs: Set<number>): void {
-    // Two frontiers per level: datasets -> jobs that wrote (upstream) or read (downstream) them -> their
-    // inputs (upstream) or outputs (downstream). Depth counts jobs, as Marquez's depth does.
+    // `count` is the number of jobs on the path from the start, the start job included: a dataset start with
+    // depth 1 reaches the jobs that wrote it and their inputs, as Marquez's depth (job hops) does. Levels are
+    // expanded in order, so each node is first reached with its smallest count and visited once.
     const visitedDatasets = new Set<number>();
     const visitedJobs = new Set<number>();
-    let frontierJobs: number[] = [];
     let frontierDatasets: number[] = [];
+    let frontierJobs: number[] = [];
+    let count: number;
     if (start.kind === 'dataset') {
       frontierDatasets = [start.id];
       visitedDatasets.add(start.id);
+      count = 0;
     } else {
+      if (depth < 1) return;
       frontierJobs = [start.id];
       visitedJobs.add(start.id);
+      count = 1;
     }
-    const jobsFrom = (datasetId: number) => this.jobsOf(datasetId, upstream ? 1 : 0);
-    const datasetsFrom = (jobId: number) => this.datasetsOf(jobId, upstream ? 0 : 1);
-    let level = start.kind === 'job' ? 1 : 0;
+    const datasetDirection = upstream ? 0 : 1;
+    const jobDirection = upstream ? 1 : 0;
     for (;;) {
-      if (start.kind === 'dataset' || level > 1) {
-        if (level >= depth + (start.kind === 'job' ? 1 : 0)) break;
-        const nextJobs: number[] = [];
-        for (const datasetId of frontierDatasets) {
-          for (const jobId of jobsFrom(datasetId)) {
-            if (visitedJobs.has(jobId)) continue;
-            visitedJobs.add(jobId);
-            jobs.add(jobId);
-            nextJobs.push(jobId);
+      if (frontierJobs.length > 0) {
+        const next: number[] = [];
+        for (const jobId of frontierJobs) {
+          for (const datasetId of this.datasetsOf(jobId, datasetDirection)) {
+            if (visitedDatasets.has(datasetId)) continue;
+            visitedDatasets.add(datasetId);
+            datasets.add(datasetId);
+            next.push(datasetId);
           }
         }
-        frontierJobs = nextJobs;
-        level++;
+        frontierDatasets = next;
       }
-      if (frontierJobs.length === 0) break;
-      const nextDatasets: number[] = [];
-      for (const jobId of frontierJobs) {
-        for (const datasetId of datasetsFrom(jobId)) {
-          if (visitedDatasets.has(datasetId)) continue;
-          visitedDatasets.add(datasetId);
-          datasets.add(datasetId);
-          nextDatasets.push(datasetId);
+      if (count >= depth || frontierDatasets.length === 0) return;
+      count++;
+      const next: number[] = [];
+      for (const datasetId of frontierDatasets) {
+        for (const jobId of this.jobsOf(datasetId, jobDirection)) {
+          if (visitedJobs.has(jobId)) continue;
+          visitedJobs.add(jobId);
+          jobs.add(jobId);
+          next.push(jobId);
         }
       }
-      frontierDatasets = nextDatasets;
-      if (frontierDatasets.length === 0) break;
-      if (start.kind === 'job' && level === 1) level = 2;
+      if (next.length === 0) return;
+      frontierJobs = next;
     }
   }
 }

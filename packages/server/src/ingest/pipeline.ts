@@ -73,6 +73,21 @@ export class IngestPipeline {
     });
   }
 
+  /**
+   * Runs a write that does not come from events (a soft delete, a tag) between two commits, so that it and the
+   * writer's mirror of the model never see each other half-done. `fn` gets the store and the mirror.
+   */
+  exclusive<T>(fn: (db: Db, state: ModelState) => Promise<T>): Promise<T> {
+    const result = this.#lock.then(() => fn(this.#db, this.#state));
+    this.#lock = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  #lock: Promise<void> = Promise.resolve();
+
   /** Stops taking events and waits until everything already submitted is committed. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -94,7 +109,7 @@ export class IngestPipeline {
         size += next.events.length;
       }
       try {
-        const outcomes = await this.#commit(group.flatMap((pending) => pending.events));
+        const outcomes = await this.exclusive(() => this.#commit(group.flatMap((pending) => pending.events)));
         let offset = 0;
         for (const pending of group) {
           pending.resolve(outcomes.slice(offset, offset + pending.events.length));
@@ -108,7 +123,7 @@ export class IngestPipeline {
         // One request's events made the group fail: commit each request alone so the others still land.
         for (const pending of group) {
           try {
-            pending.resolve(await this.#commit(pending.events));
+            pending.resolve(await this.exclusive(() => this.#commit(pending.events)));
           } catch (single) {
             pending.reject(single);
           }

@@ -107,6 +107,10 @@ export class LruMap<K, V> {
     return this.#map.has(key);
   }
 
+  delete(key: K): boolean {
+    return this.#map.delete(key);
+  }
+
   set(key: K, value: V): void {
     this.#map.delete(key);
     this.#map.set(key, value);

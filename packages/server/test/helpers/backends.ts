@@ -11,7 +11,10 @@ import { createServer, type HeadwaterServer } from '../../src/server.js';
 export interface Backend {
   readonly name: 'embedded' | 'postgres';
   /** Creates a fresh, empty store and returns the config pointing at it and a cleanup function. */
-  fresh(): Promise<{ config: Partial<ServerConfig> & Pick<ServerConfig, 'dataDir'>; cleanup: () => Promise<void> }>;
+  fresh(): Promise<{
+    config: Partial<ServerConfig> & Pick<ServerConfig, 'dataDir'>;
+    cleanup: () => Promise<void>;
+  }>;
 }
 
 const embedded: Backend = {
@@ -59,8 +62,11 @@ function postgres(adminUrl: string): Backend {
 export function backends(): Backend[] {
   const url = process.env.DATABASE_URL;
   if (!url) {
-    if (process.env.CI === 'true') throw new Error('CI=true but DATABASE_URL is not set: PostgreSQL tests must run in CI.');
-    console.warn('DATABASE_URL is not set: skipping the PostgreSQL backend (set it to run the suite against PostgreSQL).');
+    if (process.env.CI === 'true')
+      throw new Error('CI=true but DATABASE_URL is not set: PostgreSQL tests must run in CI.');
+    console.warn(
+      'DATABASE_URL is not set: skipping the PostgreSQL backend (set it to run the suite against PostgreSQL).',
+    );
     return [embedded];
   }
   return [embedded, postgres(url)];
@@ -69,7 +75,9 @@ export function backends(): Backend[] {
 /** Opens a Db on a fresh store of `backend` (for store-level tests). */
 export async function freshDb(backend: Backend): Promise<{ db: Db; cleanup: () => Promise<void> }> {
   const { config, cleanup } = await backend.fresh();
-  const db = config.databaseUrl ? await openPostgresDb(config.databaseUrl) : await openEmbeddedDb(config.dataDir);
+  const db = config.databaseUrl
+    ? await openPostgresDb(config.databaseUrl)
+    : await openEmbeddedDb(config.dataDir);
   return {
     db,
     cleanup: async () => {

@@ -33,6 +33,8 @@ export function conformanceFiles(statuses: readonly string[]): string[] {
 
 /** The events in a conformance file (some files hold an array). */
 export function readEvents(file: string): unknown[] {
-  const parsed = JSON.parse(readFileSync(path.join(conformanceDir, 'openlineage-events', file), 'utf8')) as unknown;
+  const parsed = JSON.parse(
+    readFileSync(path.join(conformanceDir, 'openlineage-events', file), 'utf8'),
+  ) as unknown;
   return Array.isArray(parsed) ? parsed : [parsed];
 }

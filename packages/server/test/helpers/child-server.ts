@@ -1,0 +1,46 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'cli', 'main.js');
+
+/** A `headwater serve` process started from the built package. */
+export interface ChildServer {
+  readonly url: string;
+  readonly process: ChildProcess;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<number | null>;
+}
+
+/**
+ * Starts `headwater serve` in a child process on a free port and resolves once it listens. Needs the built
+ * package (npm test builds it first; alone, run `npx tsc -b`).
+ */
+export async function spawnServer(args: readonly string[]): Promise<ChildServer> {
+  if (!existsSync(cli))
+    throw new Error(`${cli} is missing: run \`npx tsc -b\` (npm test does it) before this test.`);
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 60 s:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${output}`));
+    });
+  });
+  return { url, process: child, exited };
+}
