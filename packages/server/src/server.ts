@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.js';
 import type { ServerConfig } from './config.js';
+import { ColumnGraph } from './graph/column-graph.js';
 import { LineageGraph } from './graph/lineage-graph.js';
 import { IngestPipeline } from './ingest/pipeline.js';
 import { createValidator } from './ingest/validate.js';
@@ -15,6 +16,7 @@ export interface HeadwaterServer {
   readonly db: Db;
   readonly pipeline: IngestPipeline;
   readonly graph: LineageGraph;
+  readonly columnGraph: ColumnGraph;
   readonly state: ModelState;
   /** The base URL once listening. */
   url: string | undefined;
@@ -43,12 +45,17 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     await state.load(db);
     const graph = new LineageGraph();
     await graph.load(db);
+    const columnGraph = new ColumnGraph();
+    await columnGraph.load(db);
     const pipeline = new IngestPipeline(db, state);
-    pipeline.onCommit((changes) => graph.apply(changes));
+    pipeline.onCommit((changes) => {
+      graph.apply(changes);
+      columnGraph.apply(changes);
+    });
     const validator = createValidator(
       config.strict && config.specDir ? { strict: true, specDir: config.specDir } : { strict: false },
     );
-    const app = await buildApp({ config, db, state, graph, pipeline, validator, version });
+    const app = await buildApp({ config, db, state, graph, columnGraph, pipeline, validator, version });
     let inFlight = 0;
     app.addHook('onRequest', (_request, _reply, done) => {
       inFlight++;
@@ -68,6 +75,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       db,
       pipeline,
       graph,
+      columnGraph,
       state,
       url: undefined,
       async listen() {

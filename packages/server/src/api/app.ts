@@ -6,6 +6,7 @@ import type { ServerConfig } from '../config.js';
 import { HeadwaterError, asHeadwaterError } from '../errors.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { Validator } from '../ingest/validate.js';
+import type { ColumnGraph } from '../graph/column-graph.js';
 import type { LineageGraph } from '../graph/lineage-graph.js';
 import type { Db } from '../store/db.js';
 import type { ModelState } from '../store/model-state.js';
@@ -18,9 +19,10 @@ export interface AppDeps {
   readonly db: Db;
   readonly state: ModelState;
   readonly graph: LineageGraph;
+  readonly columnGraph: ColumnGraph;
   readonly pipeline: IngestPipeline;
   readonly validator: Validator;
-  /** Serialises writes that do not come from events (soft deletes, tags) with the ingest pipeline. */
+  /** The package version. */
   readonly version: string;
 }
 

@@ -1,0 +1,165 @@
+import type { FastifyInstance } from 'fastify';
+import { HeadwaterError } from '../errors.js';
+import type { FieldRef } from '../graph/column-graph.js';
+import { entityKey, type ModelState } from '../store/model-state.js';
+import { datasetNodeExtras } from '../store/lineage-queries.js';
+import type { AppDeps } from './app.js';
+import { parseNodeId } from './node-id.js';
+
+interface ColumnLineageQuery {
+  nodeId: string;
+  depth: number;
+  withDownstream: boolean;
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function lookup(state: ModelState, kind: 'dataset' | 'job', namespace: string, name: string) {
+  const ns = state.namespaces.get(namespace);
+  const row = ns ? (kind === 'dataset' ? state.datasets : state.jobs).get(entityKey(ns.id, name)) : undefined;
+  if (!row || row.isHidden) {
+    throw new HeadwaterError(
+      'NOT_FOUND',
+      `No ${kind} named ${JSON.stringify(name)} in namespace ${JSON.stringify(namespace)}.`,
+    );
+  }
+  return row;
+}
+
+/** GET /api/v1/column-lineage: Marquez's column-level lineage graph of DATASET_FIELD nodes. */
+export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const { state, graph, columnGraph, db } = deps;
+
+  app.get<{ Querystring: ColumnLineageQuery }>(
+    '/api/v1/column-lineage',
+    {
+      schema: {
+        tags: ['Lineage'],
+        summary: 'Column-level lineage around a dataset, a column or a job',
+        description:
+          'Upstream columns of every column of the node (a job: of its outputs), `depth` hops away; with ' +
+          '`withDownstream=true` also the columns they feed. Edges go from input column to output column.',
+        querystring: {
+          type: 'object',
+          required: ['nodeId'],
+          properties: {
+            nodeId: { type: 'string', description: 'dataset:, datasetField: or job: nodeId' },
+            depth: { type: 'integer', minimum: 0, maximum: 1000, default: 20 },
+            withDownstream: { type: 'boolean', default: false },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const { depth, withDownstream } = request.query;
+      const node = parseNodeId(request.query.nodeId);
+      if ('version' in node && node.version !== undefined && withDownstream) {
+        throw new HeadwaterError(
+          'BAD_REQUEST',
+          'A versioned nodeId cannot be combined with withDownstream=true.',
+        );
+      }
+      let starts: FieldRef[];
+      if (node.type === 'run') {
+        throw new HeadwaterError('INVALID_NODE_ID', 'Column lineage starts at a dataset, a column or a job.');
+      } else if (node.type === 'datasetField') {
+        starts = [{ datasetId: lookup(state, 'dataset', node.namespace, node.name).id, field: node.field }];
+      } else if (node.type === 'dataset') {
+        starts = columnGraph.fieldsOf(lookup(state, 'dataset', node.namespace, node.name).id);
+      } else {
+        const job = lookup(state, 'job', node.namespace, node.name);
+        starts = graph.datasetsOf(job.id, 1).flatMap((id) => columnGraph.fieldsOf(id));
+      }
+      const reached = columnGraph.traverse(starts, depth, withDownstream);
+      const datasetIds = [...new Set([...reached.values()].map((ref) => ref.datasetId))];
+      const datasets = datasetIds.flatMap((id) => {
+        const row = state.datasetsById.get(id);
+        return row ? [row] : [];
+      });
+      const extras = await datasetNodeExtras(db, datasets);
+      const versions = await currentVersions(
+        db,
+        datasets.map((row) => row.currentVersionId),
+      );
+      const describe = (ref: FieldRef) => {
+        const dataset = state.datasetsById.get(ref.datasetId)!;
+        const namespace = state.namespacesById.get(dataset.namespaceId)?.name ?? '';
+        const field = (extras.get(ref.datasetId)?.fields ?? []).find(
+          (candidate) => (candidate as { name?: unknown }).name === ref.field,
+        ) as { type?: unknown } | undefined;
+        return {
+          namespace,
+          dataset: dataset.name,
+          datasetVersion:
+            dataset.currentVersionId === null ? null : (versions.get(dataset.currentVersionId) ?? null),
+          field: ref.field,
+          fieldType: typeof field?.type === 'string' ? field.type : null,
+          id: `datasetField:${namespace}:${dataset.name}:${ref.field}`,
+        };
+      };
+      const nodes = [...reached.values()].map((ref) => {
+        const self = describe(ref);
+        const inputs = columnGraph.inputsOf(ref).map((input) => {
+          const other = describe(input);
+          const first = input.transformations[0];
+          return {
+            namespace: other.namespace,
+            dataset: other.dataset,
+            datasetVersion: other.datasetVersion,
+            field: other.field,
+            transformationDescription: first?.description ?? null,
+            transformationType: first ? first.type : null,
+            transformations: input.transformations,
+            id: other.id,
+          };
+        });
+        const first = inputs[0];
+        return {
+          id: self.id,
+          type: 'DATASET_FIELD',
+          data: {
+            namespace: self.namespace,
+            dataset: self.dataset,
+            datasetVersion: self.datasetVersion,
+            field: self.field,
+            fieldType: self.fieldType,
+            transformationDescription: first?.transformationDescription ?? null,
+            transformationType: first?.transformationType ?? null,
+            inputFields: inputs.map(({ id: _id, ...input }) => input),
+          },
+          inputIds: inputs.map((input) => input.id),
+          outputIds: columnGraph.outputsOf(ref).map((output) => describe(output).id),
+        };
+      });
+      const present = new Set(nodes.map((node) => node.id));
+      return {
+        graph: nodes
+          .sort((a, b) => compare(a.id, b.id))
+          .map(({ inputIds, outputIds, ...node }) => ({
+            ...node,
+            inEdges: inputIds
+              .filter((id) => present.has(id))
+              .sort(compare)
+              .map((origin) => ({ origin, destination: node.id })),
+            outEdges: outputIds
+              .filter((id) => present.has(id))
+              .sort(compare)
+              .map((destination) => ({ origin: node.id, destination })),
+          })),
+      };
+    },
+  );
+}
+
+async function currentVersions(
+  db: AppDeps['db'],
+  ids: readonly (number | null)[],
+): Promise<Map<number, string>> {
+  const wanted = ids.filter((id): id is number => id !== null);
+  if (wanted.length === 0) return new Map();
+  const rows = await db.query<{ id: number; version: string }>(
+    'SELECT id, version::text AS version FROM dataset_versions WHERE id = ANY($1::bigint[])',
+    [wanted],
+  );
+  return new Map(rows.map((row) => [row.id, row.version]));
+}
