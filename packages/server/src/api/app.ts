@@ -11,6 +11,8 @@ import type { LineageGraph } from '../graph/lineage-graph.js';
 import type { Db } from '../store/db.js';
 import type { ModelState } from '../store/model-state.js';
 import { registerIngestRoutes } from './ingest-routes.js';
+import { registerColumnLineageRoutes } from './column-lineage-routes.js';
+import { registerLineageRoutes } from './lineage-routes.js';
 import { registerReadRoutes } from './read-routes.js';
 
 /** What the HTTP layer needs from the rest of the server. */
@@ -132,6 +134,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerIngestRoutes(app, deps);
   registerReadRoutes(app, deps);
+  registerLineageRoutes(app, deps);
+  registerColumnLineageRoutes(app, deps);
   return app;
 }
 

