@@ -305,6 +305,35 @@ describe.each(backends())('lineage model on the $name store', (backend) => {
     });
   });
 
+  it('records the other names a symlinks facet gives a dataset', async () => {
+    const mention = {
+      namespace: 'hdfs://namenode:8020',
+      name: '/warehouse/sales.db/orders',
+      facets: {
+        symlinks: {
+          ...facetBase,
+          identifiers: [{ namespace: 'hive://metastore:9083', name: 'sales.orders', type: 'TABLE' }],
+        },
+      },
+    };
+    const event = {
+      eventType: 'COMPLETE',
+      eventTime: '2024-05-02T00:00:00Z',
+      producer,
+      schemaURL,
+      job: { namespace: 'spark', name: 'etl' },
+    };
+    await send([
+      { ...event, run: { runId: randomUUID() }, outputs: [mention] },
+      { ...event, run: { runId: randomUUID() }, eventTime: '2024-05-03T00:00:00Z', outputs: [mention] },
+    ]);
+    const rows = await query<{ namespace: string; name: string; type: string }>(
+      `SELECT s.namespace, s.name, s.type FROM dataset_symlinks s JOIN datasets d ON d.id = s.dataset_id
+       WHERE d.name = '/warehouse/sales.db/orders'`,
+    );
+    expect(rows).toEqual([{ namespace: 'hive://metastore:9083', name: 'sales.orders', type: 'TABLE' }]);
+  });
+
   it('keeps the latest value of a facet by event time, with its history', async () => {
     const job = (time: string, sql: string) => ({
       eventType: 'COMPLETE',

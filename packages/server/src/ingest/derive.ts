@@ -65,6 +65,13 @@ export interface ColumnEdgeUpsert {
   seen: Ms;
 }
 
+export interface SymlinkInsert {
+  datasetId: number;
+  namespace: string;
+  name: string;
+  type: string;
+}
+
 export interface FacetUpsert {
   /** run uuid, job id or dataset id. */
   entity: string | number;
@@ -115,6 +122,8 @@ export interface Changeset {
   readonly runIo: Map<string, RunIoUpsert>;
   readonly edges: Map<string, EdgeUpsert>;
   readonly columnEdges: Map<string, ColumnEdgeUpsert>;
+  /** Other names of datasets (symlinks facet): `${datasetId}\0${namespace}\0${name}`. */
+  readonly symlinks: Map<string, SymlinkInsert>;
   readonly runFacets: Map<string, FacetUpsert>;
   readonly jobFacets: Map<string, FacetUpsert>;
   readonly datasetFacets: Map<string, FacetUpsert>;
@@ -137,6 +146,7 @@ function emptyChangeset(): Changeset {
     runIo: new Map(),
     edges: new Map(),
     columnEdges: new Map(),
+    symlinks: new Map(),
     runFacets: new Map(),
     jobFacets: new Map(),
     datasetFacets: new Map(),
@@ -541,6 +551,7 @@ class Derivation {
     if (run) this.#runIo(run, direction, dataset.id, versionId, mention.ioFacets, t);
     if (job) this.#edge(job, direction, dataset.id, t, run);
     if (direction === 1) this.#columnLineage(dataset, mention.facets.columnLineage, t);
+    this.#symlinks(dataset, mention.facets.symlinks);
     if (run) this.#quality(run.uuid, dataset.id, mention, t);
   }
 
@@ -689,6 +700,24 @@ class Derivation {
           });
         }
       }
+    }
+  }
+
+  #symlinks(dataset: DatasetRow, facet: Json | undefined): void {
+    if (!facet || !Array.isArray(facet.identifiers)) return;
+    for (const identifier of facet.identifiers as unknown[]) {
+      if (!isObject(identifier)) continue;
+      const namespace = str(identifier.namespace);
+      const name = str(identifier.name);
+      if (!namespace || !name) continue;
+      const key = `${dataset.id}\u0000${namespace}\u0000${name}`;
+      if (this.#state.symlinks.has(key) || this.changes.symlinks.has(key)) continue;
+      this.changes.symlinks.set(key, {
+        datasetId: dataset.id,
+        namespace,
+        name,
+        type: str(identifier.type) ?? '',
+      });
     }
   }
 
@@ -854,5 +883,6 @@ export function applyChangeset(state: ModelState, changes: Changeset): void {
     state.edges.set(`${edge.jobId}:${edge.direction}:${edge.datasetId}`, [edge.firstSeen, edge.lastSeen]);
   }
   for (const key of changes.columnEdges.keys()) state.columnEdges.set(key, true);
+  for (const key of changes.symlinks.keys()) state.symlinks.set(key, true);
   for (const [key, latest] of changes.facetTimes) state.facets.set(key, latest);
 }

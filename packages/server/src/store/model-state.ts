@@ -150,6 +150,7 @@ export class ModelState {
   /** `${kind}:${entity}:${name}` -> the latest value of a facet. */
   readonly facets = new LruMap<string, FacetLatest>(500_000);
   readonly columnEdges = new LruMap<string, true>(500_000);
+  readonly symlinks = new LruMap<string, true>(100_000);
   readonly next = { namespace: 1, source: 1, dataset: 1, job: 1, datasetVersion: 1, jobVersion: 1, event: 1 };
 
   /** Loads the exact parts of the mirror from the store. */
@@ -272,7 +273,8 @@ export class ModelState {
           ? { state, at: endedAt }
           : null;
       const io = new Map<string, number | null>();
-      for (const [direction, datasetId, versionId] of (row.io as [number, number, number | null][] | null) ?? []) {
+      for (const [direction, datasetId, versionId] of (row.io as [number, number, number | null][] | null) ??
+        []) {
         io.set(`${direction}:${datasetId}`, versionId);
       }
       loaded.set(row.uuid as string, {

@@ -338,6 +338,13 @@ export async function writeChanges(tx: Queryable, changes: Changeset): Promise<v
      DO UPDATE SET first_seen = LEAST(t.first_seen, EXCLUDED.first_seen),
        last_seen = GREATEST(t.last_seen, EXCLUDED.last_seen)`,
   );
+  await bulkInsert(
+    tx,
+    'dataset_symlinks',
+    [col('dataset_id', 'int'), col('namespace', 'text'), col('name', 'text'), col('type', 'text')],
+    [...changes.symlinks.values()].map((row) => [row.datasetId, row.namespace, row.name, row.type]),
+    '(dataset_id, namespace, name) DO NOTHING',
+  );
   await writeFacets(tx, 'run_facets', 'run_uuid', 'uuid', changes.runFacets, false);
   await writeFacets(tx, 'job_facets', 'job_id', 'int', changes.jobFacets, true);
   await writeFacets(tx, 'dataset_facets', 'dataset_id', 'int', changes.datasetFacets, true);
