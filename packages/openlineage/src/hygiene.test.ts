@@ -1,0 +1,155 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { inputDataset, outputDataset, runEvent } from './events.js';
+import {
+  datasourceDatasetFacet,
+  environmentVariablesRunFacet,
+  executionParametersRunFacet,
+  outputStatisticsOutputDatasetFacet,
+  sqlJobFacet,
+} from './generated/facet-builders.js';
+import type { RunEvent } from './generated/model.js';
+import { createFacetHygiene } from './hygiene.js';
+
+const base = (facets: Partial<Pick<RunEvent, 'run' | 'job'>> = {}): RunEvent =>
+  runEvent({
+    eventType: 'START',
+    run: {
+      runId: '0190b6a2-5c3e-7a41-9d2f-6c0e8b1f2a3d',
+      ...(facets.run?.facets ? { facets: facets.run.facets } : {}),
+    },
+    job: { namespace: 'n', name: 'j', ...(facets.job?.facets ? { facets: facets.job.facets } : {}) },
+  });
+
+describe('createFacetHygiene', () => {
+  it('truncates sql.query at 4,000 characters by default', () => {
+    const query = 'x'.repeat(5000);
+    const { event, report } = createFacetHygiene()(
+      base({ job: { namespace: 'n', name: 'j', facets: { sql: sqlJobFacet({ query }) } } }),
+    );
+    expect((event as RunEvent).job.facets!.sql!.query).toHaveLength(4000);
+    expect(report.truncated).toBe(1);
+  });
+
+  it('removes disabled and oversized facets in every container', () => {
+    const event = runEvent({
+      job: { namespace: 'n', name: 'j', facets: { sql: sqlJobFacet({ query: 'q' }) } },
+      inputs: [
+        inputDataset({
+          namespace: 'n',
+          name: 'in',
+          facets: { dataSource: datasourceDatasetFacet({ name: 'x'.repeat(300) }) },
+        }),
+      ],
+      outputs: [
+        outputDataset({
+          namespace: 'n',
+          name: 'out',
+          outputFacets: { outputStatistics: outputStatisticsOutputDatasetFacet({ rowCount: 1 }) },
+        }),
+      ],
+    });
+    const { event: cleaned, report } = createFacetHygiene({
+      disabledFacets: ['outputStatistics'],
+      maxFacetBytes: 250,
+    })(event);
+    const out = cleaned as RunEvent;
+    expect(out.job.facets!.sql).toBeDefined();
+    expect(out.inputs![0]!.facets).toEqual({});
+    expect(out.outputs![0]!.outputFacets).toEqual({});
+    expect([...report.removedFacets].sort()).toEqual([
+      'dataset.dataSource',
+      'outputDataset.outputStatistics',
+    ]);
+  });
+
+  it('redacts secrets by property name, by name/value pairs and in URL credentials', () => {
+    const event = base({
+      run: {
+        runId: 'x',
+        facets: {
+          environmentVariables: environmentVariablesRunFacet({
+            environmentVariables: [
+              { name: 'AWS_SECRET_ACCESS_KEY', value: 'abc' },
+              { name: 'USER', value: 'ana' },
+            ],
+          }),
+          executionParameters: executionParametersRunFacet({
+            parameters: [{ key: 'db.password', value: 'pw' }],
+          }),
+          custom: {
+            _producer: 'https://p',
+            _schemaURL: 'https://s',
+            apiKey: 'k',
+            conn: 'postgres://ana:s3cr3t@db:5432/shop',
+          },
+        },
+      },
+    });
+    const { event: cleaned, report } = createFacetHygiene()(event);
+    const facets = (cleaned as RunEvent).run.facets!;
+    expect(facets.environmentVariables!.environmentVariables).toEqual([
+      { name: 'AWS_SECRET_ACCESS_KEY', value: '***' },
+      { name: 'USER', value: 'ana' },
+    ]);
+    expect(facets.executionParameters!.parameters).toEqual([{ key: 'db.password', value: '***' }]);
+    expect(facets.custom).toEqual({
+      _producer: 'https://p',
+      _schemaURL: 'https://s',
+      apiKey: '***',
+      conn: 'postgres://ana:***@db:5432/shop',
+    });
+    expect(report.redacted).toBe(4);
+  });
+
+  it('applies custom redaction rules but never touches identifiers or base fields', () => {
+    const event = base({
+      job: {
+        namespace: 'n',
+        name: 'j',
+        facets: { sql: sqlJobFacet({ query: "where ssn = '123-45-6789'" }) },
+      },
+    });
+    const { event: cleaned } = createFacetHygiene({
+      redact: [{ pattern: /\d{3}-\d{2}-\d{4}/g, replacement: '<ssn>' }],
+    })(event);
+    const out = cleaned as RunEvent;
+    expect(out.job.facets!.sql!.query).toBe("where ssn = '<ssn>'");
+    expect(out.job.facets!.sql!._schemaURL).toBe(event.job.facets!.sql!._schemaURL);
+    expect(out.job.name).toBe('j');
+  });
+
+  it('applies a sensitiveNames pattern with a g flag to every match', () => {
+    const hygiene = createFacetHygiene({ sensitiveNames: /secret/gi });
+    const event = base({
+      run: {
+        runId: 'x',
+        facets: { custom: { _producer: 'https://p', _schemaURL: 'https://s', secretA: 'a', secretB: 'b' } },
+      },
+    });
+    expect((hygiene(event).event as RunEvent).run.facets!.custom).toMatchObject({
+      secretA: '***',
+      secretB: '***',
+    });
+  });
+
+  it('never changes its input and is idempotent', () => {
+    const hygiene = createFacetHygiene({ maxSqlLength: 50 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), fc.string({ maxLength: 30 }), (query, secret) => {
+        const event = base({
+          job: { namespace: 'n', name: 'j', facets: { sql: sqlJobFacet({ query }) } },
+          run: {
+            runId: 'x',
+            facets: { custom: { _producer: 'https://p', _schemaURL: 'https://s', token: secret } },
+          },
+        });
+        const snapshot = JSON.stringify(event);
+        const once = hygiene(event).event;
+        expect(JSON.stringify(event)).toBe(snapshot);
+        expect(hygiene(once).event).toEqual(once);
+        expect((once as RunEvent).job.facets!.sql!.query.length).toBeLessThanOrEqual(50);
+      }),
+    );
+  });
+});
