@@ -28,7 +28,10 @@ describe.each(backends())('@headwater/openlineage against the server on the $nam
         inputs: [{ namespace: 'db', name: 'source' }],
         outputs: [{ namespace: 'db', name: 'target' }],
       },
-      () => track({ client, job: { namespace: 'interop', name: 'outer.inner' } }, () => 42),
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return track({ client, job: { namespace: 'interop', name: 'outer.inner' } }, () => 42);
+      },
     );
     expect(result).toBe(42);
     // A sync function stays sync: its error comes back unchanged, after a FAIL event is emitted.
@@ -62,7 +65,9 @@ describe.each(backends())('@headwater/openlineage against the server on the $nam
     const runIds = Array.from({ length: 25 }, () => uuidv7());
     for (const runId of runIds) {
       for (const eventType of ['START', 'COMPLETE'] as const) {
-        await client.emit(runEvent({ eventType, run: { runId }, job: { namespace: 'interop', name: 'batched' } }));
+        await client.emit(
+          runEvent({ eventType, run: { runId }, job: { namespace: 'interop', name: 'batched' } }),
+        );
       }
     }
     expect(await client.close(20_000)).toBe(true);
