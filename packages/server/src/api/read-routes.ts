@@ -1,12 +1,26 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from './app.js';
+import { registerDatasetRoutes } from './datasets-routes.js';
 import { registerEventRoutes } from './events-routes.js';
-import { registerLineageRoutes } from './lineage-routes.js';
-import { registerColumnLineageRoutes } from './column-lineage-routes.js';
+import { registerJobRoutes } from './jobs-routes.js';
+import { registerNamespaceRoutes } from './namespaces-routes.js';
+import { registerRunRoutes } from './runs-routes.js';
+import { registerSearchRoutes } from './search-routes.js';
+import { sharedSchemas } from './shapes.js';
+import { registerSourceRoutes } from './sources-routes.js';
+import { registerStatsRoutes } from './stats-routes.js';
+import { registerTagRoutes } from './tags-routes.js';
 
-/** Registers the read API route modules. */
+/** Registers the read API route modules (the Marquez-compatible API) and the schemas they share. */
 export function registerReadRoutes(app: FastifyInstance, deps: AppDeps): void {
+  for (const schema of sharedSchemas) app.addSchema(schema);
   registerEventRoutes(app, deps);
-  registerLineageRoutes(app, deps);
-  registerColumnLineageRoutes(app, deps);
+  registerNamespaceRoutes(app, deps);
+  registerSourceRoutes(app, deps);
+  registerDatasetRoutes(app, deps);
+  registerJobRoutes(app, deps);
+  registerRunRoutes(app, deps);
+  registerTagRoutes(app, deps);
+  registerSearchRoutes(app, deps);
+  registerStatsRoutes(app, deps);
 }

@@ -1,9 +1,8 @@
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import { HeadwaterError } from '../errors.js';
+import { startEmbeddedWorker } from './embedded-db.js';
 
 /** Something that runs SQL: the database itself or an open transaction. */
 export interface Queryable {
@@ -29,31 +28,25 @@ const INT8_OID = 20;
 const WRITER_LOCK_KEY = 0x4857_5452; // 'HWTR'
 
 /**
- * Opens (creating if needed) the embedded store in `dataDir`. Only one process may use a data dir at a time:
- * a lock file with the owner's pid guards it, because two PGlite instances on one folder corrupt it.
+ * Opens (creating if needed) the embedded store in `dataDir`, running on a thread of its own (see
+ * embedded-worker.ts). Only one process may use a data dir at a time: a lock file with the owner's pid guards
+ * it, because two PGlite instances on one folder corrupt it.
  */
 export async function openEmbeddedDb(dataDir: string): Promise<Db> {
   const pgDir = path.join(dataDir, 'pg');
   await mkdir(pgDir, { recursive: true });
   const releaseLock = await lockDataDir(dataDir);
-  let db: PGlite;
+  let db: Db;
   try {
-    db = await PGlite.create(pgDir, {
-      parsers: { [INT8_OID]: (value: string) => Number(value) },
-      extensions: { pg_trgm },
-    });
+    db = await startEmbeddedWorker(pgDir);
   } catch (error) {
     await releaseLock();
     throw new HeadwaterError('STORE_UNAVAILABLE', `Could not open the embedded store in ${pgDir}.`, {
       cause: error,
     });
   }
-  const run = async <Row>(q: Pick<PGlite, 'query'>, sql: string, params?: readonly unknown[]) =>
-    (await q.query<Row>(sql, params as unknown[] | undefined)).rows;
   return {
-    kind: 'embedded',
-    query: (sql, params) => run(db, sql, params),
-    transaction: (fn) => db.transaction((tx) => fn({ query: (sql, params) => run(tx, sql, params) })),
+    ...db,
     close: async () => {
       await db.close();
       await releaseLock();

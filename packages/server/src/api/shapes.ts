@@ -1,0 +1,993 @@
+/**
+ * The JSON shapes of the Marquez-compatible read API, built from the store's records, and the schemas that
+ * document them in the OpenAPI document.
+ *
+ * Marquez writes JSON with Jackson's NON_NULL inclusion, with one quirk that clients rely on: a getter that
+ * returns an empty `Optional` is written as an explicit `null` (description, lastModifiedAt, startedAt...),
+ * while a plain null field is left out (parentJobName, a run's jobVersion...). The builders below follow that
+ * field by field.
+ *
+ * Responses are serialised with JSON.stringify (see {@link plainJson}): the response schemas here only
+ * document them, so a field missing from a schema can never be silently dropped from a response.
+ */
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { HeadwaterError } from '../errors.js';
+import { nameUuid } from '../ingest/ids.js';
+import {
+  columnLineageInto,
+  findDatasets,
+  type ColumnLineageRecord,
+  type DatasetRecord,
+  type DatasetVersionRecord,
+} from '../store/queries/datasets.js';
+import { latestFacets, type Facets } from '../store/queries/facets.js';
+import { findJobs, type JobRecord, type JobVersionRecord } from '../store/queries/jobs.js';
+import { datasetRefs } from '../store/queries/lookup.js';
+import type { NamespaceRecord } from '../store/queries/namespaces.js';
+import { findRuns, latestRunsOfJobs, runIo, type RunRecord } from '../store/queries/runs.js';
+import type { SourceRecord } from '../store/queries/sources.js';
+import type { Queryable } from '../store/db.js';
+import type { AppDeps } from './app.js';
+
+// ---- JSON shapes -------------------------------------------------------------------------------------------
+
+/** `{namespace, name}` of a dataset or job. */
+export interface EntityId {
+  namespace: string;
+  name: string;
+}
+
+/** `{namespace, name, version}` of a dataset or job version. */
+export interface VersionId extends EntityId {
+  version: string;
+}
+
+/** Marquez's Namespace. */
+export interface NamespaceJson {
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+  ownerName: string;
+  description: string | null;
+  isHidden: boolean;
+}
+
+/** Marquez's Source. */
+export interface SourceJson {
+  type: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+  connectionUrl: string;
+  description: string | null;
+}
+
+/** Marquez's Tag. */
+export interface TagJson {
+  name: string;
+  description: string | null;
+}
+
+/** A schema field of a dataset. `type` is left out when the schema facet gave none. */
+export interface FieldJson {
+  name: string;
+  type?: string;
+  tags: string[];
+  description: string | null;
+}
+
+/** An input field of a column-lineage entry; transformation keys are left out when unknown. */
+export interface ColumnLineageInputFieldJson {
+  namespace: string;
+  dataset: string;
+  field: string;
+  transformationDescription?: string;
+  transformationType?: string;
+}
+
+/** One output field of a dataset and the input fields it is derived from. */
+export interface ColumnLineageJson {
+  name: string;
+  inputFields: ColumnLineageInputFieldJson[];
+  transformationDescription?: string;
+  transformationType?: string;
+}
+
+/** A dataset node of the lineage graph (Marquez's DatasetData): a Dataset without facets or column lineage. */
+export interface DatasetNodeData {
+  id: EntityId;
+  type: string;
+  name: string;
+  physicalName: string;
+  createdAt: string;
+  updatedAt: string;
+  namespace: string;
+  sourceName: string;
+  fields: FieldJson[];
+  tags: string[];
+  lastModifiedAt: string | null;
+  description: string | null;
+  lastLifecycleState: string | null;
+}
+
+/** Marquez's Dataset (GET /namespaces/{ns}/datasets/{ds}). */
+export interface DatasetJson extends DatasetNodeData {
+  currentVersion: string | null;
+  /** Left out when no column lineage leads into the dataset, as in Marquez. */
+  columnLineage?: ColumnLineageJson[];
+  facets: Facets;
+  /** The last lifecycle state was DROP (not the soft delete). */
+  deleted: boolean;
+}
+
+/** Marquez's DatasetVersion. */
+export interface DatasetVersionJson {
+  id: EntityId;
+  type: string;
+  name: string;
+  physicalName: string;
+  createdAt: string;
+  version: string;
+  namespace: string;
+  sourceName: string;
+  fields: FieldJson[];
+  tags: string[];
+  lifecycleState: string | null;
+  description: string | null;
+  currentSchemaVersion: string | null;
+  createdByRun: RunJson | null;
+  facets: Facets;
+}
+
+/** A dataset version a run read or wrote, with the run's input or output facets for it. */
+export interface DatasetVersionRefJson {
+  datasetVersionId: VersionId;
+  facets: Facets;
+}
+
+/** Marquez's Run. */
+export interface RunJson {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  nominalStartTime: string | null;
+  nominalEndTime: string | null;
+  state: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  durationMs: number | null;
+  args: Record<string, string>;
+  /** Left out until the run reaches a terminal state (or for a run of a job event). */
+  jobVersion?: VersionId;
+  inputDatasetVersions: DatasetVersionRefJson[];
+  outputDatasetVersions: DatasetVersionRefJson[];
+  facets: Facets;
+}
+
+/** A job node of the lineage graph (Marquez's JobData). */
+export interface JobNodeData {
+  id: EntityId;
+  type: string;
+  name: string;
+  simpleName: string;
+  parentJobName?: string;
+  parentJobUuid?: string;
+  currentRunUuid?: string;
+  createdAt: string;
+  updatedAt: string;
+  namespace: string;
+  inputs: EntityId[];
+  outputs: EntityId[];
+  location: string | null;
+  description: string | null;
+  latestRun: RunJson | null;
+}
+
+/** Marquez's Job (GET /namespaces/{ns}/jobs/{job}). */
+export interface JobJson {
+  id: EntityId;
+  type: string;
+  name: string;
+  simpleName: string;
+  parentJobName?: string;
+  parentJobUuid?: string;
+  createdAt: string;
+  updatedAt: string;
+  namespace: string;
+  inputs: EntityId[];
+  outputs: EntityId[];
+  location: string | null;
+  description: string | null;
+  latestRun: RunJson | null;
+  latestRuns: RunJson[] | null;
+  facets: Facets;
+  currentVersion: string | null;
+  labels: string[];
+  tags: string[];
+}
+
+/** Marquez's JobVersion. */
+export interface JobVersionJson {
+  id: VersionId;
+  name: string;
+  createdAt: string;
+  version: string;
+  namespace: string;
+  location: string | null;
+  inputs: EntityId[];
+  outputs: EntityId[];
+  latestRun?: RunJson;
+}
+
+// ---- builders ----------------------------------------------------------------------------------------------
+
+const iso = (time: Date): string => time.toISOString();
+const isoOrNull = (time: Date | null): string | null => (time === null ? null : time.toISOString());
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The id Headwater gives a job where Marquez shows a job uuid (parentJobUuid): the name-based (version 3)
+ * UUID of its node id `job:<namespace>:<name>`, as Java's `UUID.nameUUIDFromBytes` makes it. It is stable
+ * across servers and restores, and any client can compute it.
+ * @example jobUuid('airflow', 'etl') === nameUuid('job:airflow:etl')
+ */
+export function jobUuid(namespace: string, name: string): string {
+  return nameUuid(`job:${namespace}:${name}`);
+}
+
+/** Builds a Namespace. */
+export function namespaceJson(record: NamespaceRecord): NamespaceJson {
+  return {
+    name: record.name,
+    createdAt: iso(record.createdAt),
+    updatedAt: iso(record.updatedAt),
+    ownerName: record.ownerName,
+    description: record.description,
+    isHidden: record.isHidden,
+  };
+}
+
+/** Builds a Source. */
+export function sourceJson(record: SourceRecord): SourceJson {
+  return {
+    type: record.type,
+    name: record.name,
+    createdAt: iso(record.createdAt),
+    updatedAt: iso(record.updatedAt),
+    connectionUrl: record.connectionUrl,
+    description: record.description,
+  };
+}
+
+/** The top-level fields of a schema facet, with the tags put on them through the API. */
+function fieldsJson(
+  fields: readonly unknown[] | null,
+  fieldTags: Record<string, string[]> | null,
+): FieldJson[] {
+  const result: FieldJson[] = [];
+  for (const field of fields ?? []) {
+    if (!isObject(field) || typeof field.name !== 'string') continue;
+    result.push({
+      name: field.name,
+      ...(typeof field.type === 'string' ? { type: field.type } : {}),
+      tags: fieldTags?.[field.name] ?? [],
+      description: typeof field.description === 'string' ? field.description : null,
+    });
+  }
+  return result;
+}
+
+/** Builds the lineage-graph data of a dataset (Marquez's DatasetData). */
+export function datasetNodeData(record: DatasetRecord): DatasetNodeData {
+  return {
+    id: { namespace: record.namespace, name: record.name },
+    type: record.type,
+    name: record.name,
+    physicalName: record.name,
+    createdAt: iso(record.createdAt),
+    updatedAt: iso(record.updatedAt),
+    namespace: record.namespace,
+    sourceName: record.sourceName,
+    fields: fieldsJson(record.fields, record.fieldTags),
+    tags: record.tags,
+    lastModifiedAt: isoOrNull(record.lastModifiedAt),
+    description: record.description,
+    lastLifecycleState: record.lifecycleState,
+  };
+}
+
+/** Marquez's columnLineage of a dataset: one entry per output field, its input fields in order. */
+export function columnLineageJson(records: readonly ColumnLineageRecord[]): ColumnLineageJson[] {
+  const byField = new Map<string, ColumnLineageInputFieldJson[]>();
+  for (const record of records) {
+    let inputs = byField.get(record.outputField);
+    if (!inputs) byField.set(record.outputField, (inputs = []));
+    inputs.push({
+      namespace: record.namespace,
+      dataset: record.dataset,
+      field: record.field,
+      ...(record.transformationDescription !== null
+        ? { transformationDescription: record.transformationDescription }
+        : {}),
+      ...(record.transformationType !== '' ? { transformationType: record.transformationType } : {}),
+    });
+  }
+  return [...byField].map(([name, inputFields]) => {
+    // Marquez still reports the first input's transformation at the field level (deprecated there).
+    const first = inputFields[0];
+    return {
+      name,
+      inputFields,
+      ...(first?.transformationDescription !== undefined
+        ? { transformationDescription: first.transformationDescription }
+        : {}),
+      ...(first?.transformationType !== undefined ? { transformationType: first.transformationType } : {}),
+    };
+  });
+}
+
+/** Builds a Dataset from its record, latest merged facets and column lineage into it. */
+export function datasetJson(
+  record: DatasetRecord,
+  facets: Facets,
+  columnLineage: readonly ColumnLineageRecord[],
+): DatasetJson {
+  const data = datasetNodeData(record);
+  return {
+    ...data,
+    currentVersion: record.currentVersion,
+    ...(columnLineage.length > 0 ? { columnLineage: columnLineageJson(columnLineage) } : {}),
+    facets,
+    deleted: record.lifecycleState === 'DROP',
+  };
+}
+
+/**
+ * Builds a DatasetVersion: the version's fields and lifecycle state, the dataset's name, source, description
+ * and tags, the facets of the version's time and the run that created it (null if no run did).
+ */
+export function datasetVersionJson(
+  dataset: DatasetRecord,
+  version: DatasetVersionRecord,
+  facets: Facets,
+  createdByRun: RunJson | null,
+): DatasetVersionJson {
+  return {
+    id: { namespace: dataset.namespace, name: dataset.name },
+    type: dataset.type,
+    name: dataset.name,
+    physicalName: dataset.name,
+    createdAt: iso(version.createdAt),
+    version: version.version,
+    namespace: dataset.namespace,
+    sourceName: dataset.sourceName,
+    fields: fieldsJson(version.fields, dataset.fieldTags),
+    tags: dataset.tags,
+    lifecycleState: version.lifecycleState,
+    description: dataset.description,
+    // Marquez's schema versions (a uuid over field names and types) are not tracked.
+    currentSchemaVersion: null,
+    createdByRun,
+    facets,
+  };
+}
+
+/**
+ * Marquez's run args: built from the nominalTime and parent run facets (nominal_start_time,
+ * nominal_end_time, run_id, name, namespace), with the values as the producer wrote them.
+ */
+function runArgs(facets: Facets): Record<string, string> {
+  const args: Record<string, string> = {};
+  const nominal = facets.nominalTime;
+  if (isObject(nominal)) {
+    if (typeof nominal.nominalStartTime === 'string') args.nominal_start_time = nominal.nominalStartTime;
+    if (typeof nominal.nominalEndTime === 'string') args.nominal_end_time = nominal.nominalEndTime;
+  }
+  const parent = facets.parent ?? facets.parentRun;
+  if (isObject(parent) && isObject(parent.run) && isObject(parent.job)) {
+    if (typeof parent.run.runId === 'string') args.run_id = parent.run.runId;
+    if (typeof parent.job.name === 'string') args.name = parent.job.name;
+    if (typeof parent.job.namespace === 'string') args.namespace = parent.job.namespace;
+  }
+  return args;
+}
+
+/** Builds a Run from its record, its latest merged run facets and the dataset versions it read and wrote. */
+export function runJson(
+  record: RunRecord,
+  facets: Facets,
+  io: readonly { direction: number; namespace: string; name: string; version: string; facets: Facets }[],
+): RunJson {
+  const versions = (direction: number) =>
+    io
+      .filter((entry) => entry.direction === direction)
+      .map((entry) => ({
+        datasetVersionId: { namespace: entry.namespace, name: entry.name, version: entry.version },
+        facets: entry.facets,
+      }));
+  const { startedAt, endedAt } = record;
+  return {
+    id: record.uuid,
+    createdAt: iso(record.createdAt),
+    updatedAt: iso(record.updatedAt),
+    nominalStartTime: isoOrNull(record.nominalStartTime),
+    nominalEndTime: isoOrNull(record.nominalEndTime),
+    state: record.state,
+    startedAt: isoOrNull(startedAt),
+    endedAt: isoOrNull(endedAt),
+    durationMs: startedAt !== null && endedAt !== null ? endedAt.getTime() - startedAt.getTime() : null,
+    args: runArgs(facets),
+    ...(record.jobVersion !== null
+      ? { jobVersion: { namespace: record.namespace, name: record.jobName, version: record.jobVersion } }
+      : {}),
+    inputDatasetVersions: versions(0),
+    outputDatasetVersions: versions(1),
+    facets,
+  };
+}
+
+type GraphDeps = Pick<AppDeps, 'state' | 'graph'>;
+
+/** Builds the lineage-graph data of a job (Marquez's JobData); inputs and outputs are its current edges. */
+export function jobNodeData(deps: GraphDeps, record: JobRecord, latestRun: RunJson | null): JobNodeData {
+  return {
+    id: { namespace: record.namespace, name: record.name },
+    type: record.type,
+    name: record.name,
+    simpleName: record.simpleName,
+    ...parentOf(record),
+    ...(latestRun ? { currentRunUuid: latestRun.id } : {}),
+    createdAt: iso(record.createdAt),
+    updatedAt: iso(record.updatedAt),
+    namespace: record.namespace,
+    inputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 0)),
+    outputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 1)),
+    location: record.location,
+    description: record.description,
+    latestRun,
+  };
+}
+
+function parentOf(record: JobRecord): { parentJobName?: string; parentJobUuid?: string } {
+  if (record.parentName === null || record.parentNamespace === null) return {};
+  return {
+    parentJobName: record.parentName,
+    parentJobUuid: jobUuid(record.parentNamespace, record.parentName),
+  };
+}
+
+/**
+ * Builds a Job: inputs and outputs are its current edges in the lineage graph (soft-deleted datasets left
+ * out), latestRun the first of `latestRuns` (newest first), null when the job has no run, as in Marquez.
+ */
+export function jobJson(
+  deps: GraphDeps,
+  record: JobRecord,
+  facets: Facets,
+  latestRuns: readonly RunJson[],
+): JobJson {
+  return {
+    id: { namespace: record.namespace, name: record.name },
+    type: record.type,
+    name: record.name,
+    simpleName: record.simpleName,
+    ...parentOf(record),
+    createdAt: iso(record.createdAt),
+    updatedAt: iso(record.updatedAt),
+    namespace: record.namespace,
+    inputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 0)),
+    outputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 1)),
+    location: record.location,
+    description: record.description,
+    latestRun: latestRuns[0] ?? null,
+    latestRuns: latestRuns.length > 0 ? [...latestRuns] : null,
+    facets,
+    currentVersion: record.currentVersion,
+    labels: [],
+    tags: record.tags,
+  };
+}
+
+/** Builds a JobVersion; `latestRun` is left out when no run ran the version. */
+export function jobVersionJson(
+  job: { namespace: string; name: string },
+  version: JobVersionRecord,
+  latestRun: RunJson | undefined,
+): JobVersionJson {
+  return {
+    id: { namespace: job.namespace, name: job.name, version: version.version },
+    name: job.name,
+    createdAt: iso(version.createdAt),
+    version: version.version,
+    namespace: job.namespace,
+    location: version.location,
+    // Stored as jsonb, whose key order is not the API's.
+    inputs: version.inputs.map(({ namespace, name }) => ({ namespace, name })),
+    outputs: version.outputs.map(({ namespace, name }) => ({ namespace, name })),
+    ...(latestRun ? { latestRun } : {}),
+  };
+}
+
+// ---- loaders: a fixed number of queries whatever the page size -------------------------------------------
+
+/** The Run of each record (its facets and dataset versions in one query each), in the records' order. */
+export async function runsJson(db: Queryable, records: readonly RunRecord[]): Promise<RunJson[]> {
+  const uuids = [...new Set(records.map((record) => record.uuid))];
+  const [facets, io] = await Promise.all([latestFacets(db, 'run', uuids), runIo(db, uuids)]);
+  return records.map((record) => runJson(record, facets.get(record.uuid) ?? {}, io.get(record.uuid) ?? []));
+}
+
+/** The Runs with these uuids (three queries); unknown uuids are absent from the map. */
+export async function loadRuns(db: Queryable, uuids: readonly string[]): Promise<Map<string, RunJson>> {
+  const unique = [...new Set(uuids)];
+  const [records, facets, io] = await Promise.all([
+    findRuns(db, unique),
+    latestFacets(db, 'run', unique),
+    runIo(db, unique),
+  ]);
+  return new Map(
+    records.map((record) => [
+      record.uuid,
+      runJson(record, facets.get(record.uuid) ?? {}, io.get(record.uuid) ?? []),
+    ]),
+  );
+}
+
+/** The Dataset of each record, with its latest merged facets and column lineage, in the records' order. */
+export async function datasetsJson(db: Queryable, records: readonly DatasetRecord[]): Promise<DatasetJson[]> {
+  const ids = records.map((record) => record.id);
+  const [facets, lineage] = await Promise.all([latestFacets(db, 'dataset', ids), columnLineageInto(db, ids)]);
+  return records.map((record) =>
+    datasetJson(record, facets.get(record.id) ?? {}, lineage.get(record.id) ?? []),
+  );
+}
+
+/** Datasets by id with facets and column lineage (three queries run together); unknown ids are absent. */
+export async function loadDatasets(db: Queryable, ids: readonly number[]): Promise<Map<number, DatasetJson>> {
+  const [records, facets, lineage] = await Promise.all([
+    findDatasets(db, ids),
+    latestFacets(db, 'dataset', ids),
+    columnLineageInto(db, ids),
+  ]);
+  return new Map(
+    records.map((record) => [
+      record.id,
+      datasetJson(record, facets.get(record.id) ?? {}, lineage.get(record.id) ?? []),
+    ]),
+  );
+}
+
+/**
+ * The lineage-graph data of datasets by id, in one query (for GET /lineage). Hidden datasets are included:
+ * the caller decides what the graph shows.
+ */
+export async function loadDatasetNodeData(
+  db: Queryable,
+  ids: readonly number[],
+): Promise<Map<number, DatasetNodeData>> {
+  const records = await findDatasets(db, ids);
+  return new Map(records.map((record) => [record.id, datasetNodeData(record)]));
+}
+
+/** How many runs a Job shows in latestRuns. */
+const LATEST_RUNS = 10;
+
+async function assembleJobs(
+  deps: Pick<AppDeps, 'db' | 'state' | 'graph'>,
+  records: readonly JobRecord[],
+  facets: Map<number, Facets>,
+  latest: Map<number, RunRecord[]>,
+): Promise<JobJson[]> {
+  const runs = await runsJson(deps.db, [...latest.values()].flat());
+  const byUuid = new Map(runs.map((run) => [run.id, run]));
+  return records.map((record) =>
+    jobJson(
+      deps,
+      record,
+      facets.get(record.id) ?? {},
+      (latest.get(record.id) ?? []).map((run) => byUuid.get(run.uuid)!),
+    ),
+  );
+}
+
+/** The Job of each record, with its facets and latest 10 runs, in the records' order. */
+export async function jobsJson(
+  deps: Pick<AppDeps, 'db' | 'state' | 'graph'>,
+  records: readonly JobRecord[],
+): Promise<JobJson[]> {
+  const ids = records.map((record) => record.id);
+  const [facets, latest] = await Promise.all([
+    latestFacets(deps.db, 'job', ids),
+    latestRunsOfJobs(deps.db, ids, LATEST_RUNS),
+  ]);
+  return assembleJobs(deps, records, facets, latest);
+}
+
+/** Jobs by id with facets and latest runs (three queries run together, then three for the runs). */
+export async function loadJobs(
+  deps: Pick<AppDeps, 'db' | 'state' | 'graph'>,
+  ids: readonly number[],
+): Promise<Map<number, JobJson>> {
+  const [records, facets, latest] = await Promise.all([
+    findJobs(deps.db, ids),
+    latestFacets(deps.db, 'job', ids),
+    latestRunsOfJobs(deps.db, ids, LATEST_RUNS),
+  ]);
+  const jobs = await assembleJobs(deps, records, facets, latest);
+  return new Map(jobs.map((job, index) => [records[index]!.id, job]));
+}
+
+/**
+ * The lineage-graph data of jobs by id, with each job's latest run (for GET /lineage): four queries
+ * whatever the number of jobs. Hidden jobs are included: the caller decides what the graph shows.
+ */
+export async function loadJobNodeData(
+  deps: Pick<AppDeps, 'db' | 'state' | 'graph'>,
+  ids: readonly number[],
+): Promise<Map<number, JobNodeData>> {
+  const [records, latest] = await Promise.all([findJobs(deps.db, ids), latestRunsOfJobs(deps.db, ids, 1)]);
+  const runs = await runsJson(deps.db, [...latest.values()].flat());
+  const byUuid = new Map(runs.map((run) => [run.id, run]));
+  return new Map(
+    records.map((record) => {
+      const latestRun = latest.get(record.id)?.[0];
+      return [record.id, jobNodeData(deps, record, (latestRun && byUuid.get(latestRun.uuid)) ?? null)];
+    }),
+  );
+}
+
+// ---- HTTP helpers shared by the read route modules ------------------------------------------------------
+
+/**
+ * Route option: serialise responses with JSON.stringify. Fastify's compiled serialisers drop properties a
+ * schema does not list and nulls a schema does not allow; Marquez clients need both (facets are open-ended,
+ * empty Optionals are null), so the response schemas here document, and never filter.
+ */
+export const plainJson = {
+  serializerCompiler: () => (data: unknown) => JSON.stringify(data),
+} as const;
+
+/** limit and offset, with Marquez's defaults. */
+export function pageParams(defaultLimit = 100) {
+  return {
+    limit: {
+      type: 'integer',
+      minimum: 0,
+      default: defaultLimit,
+      description: 'Most items to return',
+    },
+    offset: { type: 'integer', minimum: 0, default: 0, description: 'Items to skip' },
+  } as const;
+}
+
+/** Querystring of a paged list. */
+export interface PageQuery {
+  limit: number;
+  offset: number;
+}
+
+/**
+ * A preValidation hook that upper-cases the named query parameters (single or repeated), so that enum
+ * parameters are case-insensitive as in Marquez (`sortDirection=desc`, `type=run`) while their schemas keep
+ * listing the canonical values.
+ */
+export function upperCaseQuery(...names: string[]) {
+  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const query = request.query as Record<string, unknown>;
+    for (const name of names) {
+      const value = query[name];
+      if (typeof value === 'string') query[name] = value.toUpperCase();
+      else if (Array.isArray(value)) {
+        query[name] = (value as unknown[]).map((item) =>
+          typeof item === 'string' ? item.toUpperCase() : item,
+        );
+      }
+    }
+    done();
+  };
+}
+
+/**
+ * A preValidation hook that parses a JSON request body, so that the route's body schema validates the
+ * object. The app keeps bodies as text (ingest stores events verbatim), so routes that take JSON use this.
+ */
+export function parseJsonBody(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
+  const { body } = request;
+  // No body at all is an empty object: the body schema then names what is missing.
+  if (body === undefined || body === null || (typeof body === 'string' && body.trim() === '')) {
+    request.body = {};
+    return done();
+  }
+  if (typeof body !== 'string') return done();
+  try {
+    request.body = JSON.parse(body) as unknown;
+    done();
+  } catch (error) {
+    done(
+      new HeadwaterError(
+        'MALFORMED_JSON',
+        `The request body is not valid JSON (${(error as Error).message}). Send a JSON object.`,
+        { cause: error },
+      ),
+    );
+  }
+}
+
+// ---- schemas (OpenAPI documentation) -----------------------------------------------------------------------
+
+const string = { type: 'string' } as const;
+const nullableString = { type: ['string', 'null'] } as const;
+const time = { type: 'string', format: 'date-time' } as const;
+const nullableTime = { type: ['string', 'null'], format: 'date-time' } as const;
+const uuid = { type: 'string', format: 'uuid' } as const;
+const facets = {
+  type: 'object',
+  additionalProperties: true,
+  description: 'Facets by name: per name the value with the newest eventTime',
+} as const;
+const stringList = { type: 'array', items: string } as const;
+
+function object(properties: Record<string, unknown>, optional: readonly string[] = []) {
+  return {
+    type: 'object',
+    properties,
+    required: Object.keys(properties).filter((key) => !optional.includes(key)),
+    additionalProperties: false,
+  } as const;
+}
+
+const ref = (id: string) => ({ $ref: `${id}#` }) as const;
+const nullableRef = (id: string) => ({ anyOf: [ref(id), { type: 'null' }] }) as const;
+
+const datasetNodeDataProperties = {
+  id: ref('EntityId'),
+  type: { type: 'string', enum: ['DB_TABLE', 'STREAM'] },
+  name: string,
+  physicalName: string,
+  createdAt: time,
+  updatedAt: time,
+  namespace: string,
+  sourceName: string,
+  fields: { type: 'array', items: ref('Field') },
+  tags: stringList,
+  lastModifiedAt: nullableTime,
+  description: nullableString,
+  lastLifecycleState: nullableString,
+};
+
+const jobNodeDataProperties = {
+  id: ref('EntityId'),
+  type: { type: 'string', enum: ['BATCH', 'STREAM', 'SERVICE'] },
+  name: string,
+  simpleName: string,
+  parentJobName: string,
+  parentJobUuid: { ...uuid, description: 'See jobUuid: the name-based uuid of job:<namespace>:<name>' },
+  createdAt: time,
+  updatedAt: time,
+  namespace: string,
+  inputs: { type: 'array', items: ref('EntityId') },
+  outputs: { type: 'array', items: ref('EntityId') },
+  location: nullableString,
+  description: nullableString,
+  latestRun: nullableRef('Run'),
+};
+
+/**
+ * The shared schemas of the read API, registered once with `app.addSchema` and referenced as `{$ref:
+ * '<$id>#'}`; @fastify/swagger publishes them as OpenAPI components.
+ */
+export const sharedSchemas = titled([
+  { $id: 'EntityId', ...object({ namespace: string, name: string }) },
+  { $id: 'VersionId', ...object({ namespace: string, name: string, version: uuid }) },
+  {
+    $id: 'Error',
+    ...object({ code: { type: 'integer' }, error: string, message: string, errors: stringList }, ['errors']),
+  },
+  {
+    $id: 'Namespace',
+    ...object({
+      name: string,
+      createdAt: time,
+      updatedAt: time,
+      ownerName: string,
+      description: nullableString,
+      isHidden: { type: 'boolean' },
+    }),
+  },
+  {
+    $id: 'Source',
+    ...object({
+      type: string,
+      name: string,
+      createdAt: time,
+      updatedAt: time,
+      connectionUrl: string,
+      description: nullableString,
+    }),
+  },
+  { $id: 'Tag', ...object({ name: string, description: nullableString }) },
+  {
+    $id: 'Field',
+    ...object({ name: string, type: string, tags: stringList, description: nullableString }, ['type']),
+  },
+  {
+    $id: 'ColumnLineage',
+    ...object(
+      {
+        name: string,
+        inputFields: {
+          type: 'array',
+          items: object(
+            {
+              namespace: string,
+              dataset: string,
+              field: string,
+              transformationDescription: string,
+              transformationType: string,
+            },
+            ['transformationDescription', 'transformationType'],
+          ),
+        },
+        transformationDescription: string,
+        transformationType: string,
+      },
+      ['transformationDescription', 'transformationType'],
+    ),
+  },
+  {
+    $id: 'DatasetVersionRef',
+    ...object({ datasetVersionId: ref('VersionId'), facets }),
+  },
+  {
+    $id: 'Run',
+    ...object(
+      {
+        id: uuid,
+        createdAt: { ...time, description: 'eventTime of the first event of the run' },
+        updatedAt: { ...time, description: 'eventTime of the last event of the run' },
+        nominalStartTime: nullableTime,
+        nominalEndTime: nullableTime,
+        state: { type: 'string', enum: ['NEW', 'RUNNING', 'COMPLETED', 'ABORTED', 'FAILED'] },
+        startedAt: { ...nullableTime, description: 'The earliest START, else the earliest RUNNING' },
+        endedAt: { ...nullableTime, description: 'The terminal event' },
+        durationMs: { type: ['integer', 'null'], description: 'endedAt - startedAt' },
+        args: {
+          type: 'object',
+          additionalProperties: string,
+          description: 'From the nominalTime and parent facets',
+        },
+        jobVersion: ref('VersionId'),
+        inputDatasetVersions: { type: 'array', items: ref('DatasetVersionRef') },
+        outputDatasetVersions: { type: 'array', items: ref('DatasetVersionRef') },
+        facets,
+      },
+      ['jobVersion'],
+    ),
+  },
+  { $id: 'DatasetData', ...object(datasetNodeDataProperties) },
+  {
+    $id: 'Dataset',
+    ...object(
+      {
+        ...datasetNodeDataProperties,
+        currentVersion: { type: ['string', 'null'], format: 'uuid' },
+        columnLineage: { type: 'array', items: ref('ColumnLineage') },
+        facets,
+        deleted: { type: 'boolean', description: 'The last lifecycle state was DROP' },
+      },
+      ['columnLineage'],
+    ),
+  },
+  {
+    $id: 'DatasetVersion',
+    ...object({
+      id: ref('EntityId'),
+      type: { type: 'string', enum: ['DB_TABLE', 'STREAM'] },
+      name: string,
+      physicalName: string,
+      createdAt: time,
+      version: uuid,
+      namespace: string,
+      sourceName: string,
+      fields: { type: 'array', items: ref('Field') },
+      tags: stringList,
+      lifecycleState: nullableString,
+      description: nullableString,
+      currentSchemaVersion: { type: ['string', 'null'], format: 'uuid' },
+      createdByRun: nullableRef('Run'),
+      facets,
+    }),
+  },
+  {
+    $id: 'JobData',
+    ...object({ ...jobNodeDataProperties, currentRunUuid: uuid }, [
+      'parentJobName',
+      'parentJobUuid',
+      'currentRunUuid',
+    ]),
+  },
+  {
+    $id: 'Job',
+    ...object(
+      {
+        ...jobNodeDataProperties,
+        latestRuns: { anyOf: [{ type: 'array', items: ref('Run') }, { type: 'null' }] },
+        facets,
+        currentVersion: { type: ['string', 'null'], format: 'uuid' },
+        labels: stringList,
+        tags: stringList,
+      },
+      ['parentJobName', 'parentJobUuid'],
+    ),
+  },
+  {
+    $id: 'JobVersion',
+    ...object(
+      {
+        id: ref('VersionId'),
+        name: string,
+        createdAt: time,
+        version: uuid,
+        namespace: string,
+        location: nullableString,
+        inputs: { type: 'array', items: ref('EntityId') },
+        outputs: { type: 'array', items: ref('EntityId') },
+        latestRun: ref('Run'),
+      },
+      ['latestRun'],
+    ),
+  },
+  {
+    $id: 'SearchResult',
+    ...object({
+      type: { type: 'string', enum: ['DATASET', 'JOB'] },
+      name: string,
+      updatedAt: time,
+      namespace: string,
+      nodeId: string,
+    }),
+  },
+  {
+    $id: 'LineageEventsBucket',
+    ...object({
+      startInterval: time,
+      endInterval: time,
+      fail: { type: 'integer' },
+      start: { type: 'integer' },
+      complete: { type: 'integer' },
+      abort: { type: 'integer' },
+    }),
+  },
+  { $id: 'CountBucket', ...object({ startInterval: time, endInterval: time, count: { type: 'integer' } }) },
+] as const);
+
+/** Gives each shared schema its $id as title, so that OpenAPI viewers name the components. */
+function titled<T extends readonly { $id: string }[]>(
+  schemas: T,
+): { [K in keyof T]: T[K] & { title: string } } {
+  return schemas.map((schema) => ({ ...schema, title: schema.$id })) as {
+    [K in keyof T]: T[K] & { title: string };
+  };
+}
+
+/** A response schema `{<key>: [<$id>], totalCount?}` (Marquez's list wrappers). */
+export function listSchema(key: string, id: string, withTotal: boolean) {
+  return object({
+    [key]: { type: 'array', items: ref(id) },
+    ...(withTotal ? { totalCount: { type: 'integer', description: 'Items on all pages' } } : {}),
+  });
+}
+
+/** Response schemas: `ok` for 200, the error shape for the listed error statuses. */
+export function responses(ok: unknown, ...errors: number[]): Record<number, unknown> {
+  const result: Record<number, unknown> = { 200: ok };
+  for (const status of errors) result[status] = ref('Error');
+  return result;
+}
+
+export { ref as schemaRef };

@@ -1,0 +1,56 @@
+import type { FastifyInstance } from 'fastify';
+import { HeadwaterError } from '../errors.js';
+import { findSource, listSources } from '../store/queries/sources.js';
+import type { AppDeps } from './app.js';
+import {
+  listSchema,
+  pageParams,
+  plainJson,
+  responses,
+  schemaRef,
+  sourceJson,
+  type PageQuery,
+} from './shapes.js';
+
+/** /api/v1/sources: the sources datasets live in (from the dataSource facet). */
+export function registerSourceRoutes(app: FastifyInstance, { db }: AppDeps): void {
+  app.get<{ Querystring: PageQuery }>(
+    '/api/v1/sources',
+    {
+      ...plainJson,
+      schema: {
+        tags: ['Sources'],
+        summary: 'List sources, ordered by name',
+        querystring: { type: 'object', properties: pageParams() },
+        response: responses(listSchema('sources', 'Source', false), 400),
+      },
+    },
+    async (request) => {
+      const records = await listSources(db, request.query.limit, request.query.offset);
+      return { sources: records.map(sourceJson) };
+    },
+  );
+
+  app.get<{ Params: { source: string } }>(
+    '/api/v1/sources/:source',
+    {
+      ...plainJson,
+      schema: {
+        tags: ['Sources'],
+        summary: 'Get a source',
+        params: { type: 'object', properties: { source: { type: 'string' } }, required: ['source'] },
+        response: responses(schemaRef('Source'), 404),
+      },
+    },
+    async (request) => {
+      const record = await findSource(db, request.params.source);
+      if (!record) {
+        throw new HeadwaterError(
+          'NOT_FOUND',
+          `Source '${request.params.source}' not found. List the sources with GET /api/v1/sources.`,
+        );
+      }
+      return sourceJson(record);
+    },
+  );
+}

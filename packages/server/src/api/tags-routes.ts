@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { listTags, upsertTag } from '../store/queries/tags.js';
+import type { AppDeps } from './app.js';
+import {
+  listSchema,
+  pageParams,
+  parseJsonBody,
+  plainJson,
+  responses,
+  schemaRef,
+  type PageQuery,
+} from './shapes.js';
+
+/** /api/v1/tags: the tags datasets, fields and jobs can carry. */
+export function registerTagRoutes(app: FastifyInstance, { db }: AppDeps): void {
+  app.get<{ Querystring: PageQuery }>(
+    '/api/v1/tags',
+    {
+      ...plainJson,
+      schema: {
+        tags: ['Tags'],
+        summary: 'List tags, ordered by name',
+        querystring: { type: 'object', properties: pageParams() },
+        response: responses(listSchema('tags', 'Tag', false), 400),
+      },
+    },
+    async (request) => ({ tags: await listTags(db, request.query.limit, request.query.offset) }),
+  );
+
+  app.put<{ Params: { tag: string }; Body: { description?: string | null } | undefined }>(
+    '/api/v1/tags/:tag',
+    {
+      ...plainJson,
+      preValidation: parseJsonBody,
+      schema: {
+        tags: ['Tags'],
+        summary: 'Create a tag or replace its description',
+        params: { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] },
+        body: { type: 'object', properties: { description: { type: ['string', 'null'] } } },
+        response: responses(schemaRef('Tag'), 400),
+      },
+    },
+    (request) => upsertTag(db, request.params.tag, request.body?.description ?? null),
+  );
+}

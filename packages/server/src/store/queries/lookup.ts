@@ -1,0 +1,68 @@
+import { HeadwaterError } from '../../errors.js';
+import {
+  entityKey,
+  type DatasetRow,
+  type JobRow,
+  type ModelState,
+  type NamespaceRow,
+} from '../model-state.js';
+
+// Names are resolved to ids through the writer's mirror, which holds every namespace, dataset and job exactly
+// as committed: a lookup costs no query, and the queries that follow can run in parallel on the id.
+
+/** The error for a namespace that does not exist. */
+export function namespaceNotFound(name: string): HeadwaterError {
+  return new HeadwaterError(
+    'NOT_FOUND',
+    `Namespace '${name}' not found. List the namespaces with GET /api/v1/namespaces.`,
+  );
+}
+
+/** The namespace called `name` (hidden ones included, as in Marquez), or a NOT_FOUND error. */
+export function namespaceNamed(state: ModelState, name: string): NamespaceRow {
+  const namespace = state.namespaces.get(name);
+  if (!namespace) throw namespaceNotFound(name);
+  return namespace;
+}
+
+/** The visible (not soft-deleted) dataset `name` of `namespace`, or a NOT_FOUND error. */
+export function datasetNamed(state: ModelState, namespace: string, name: string): DatasetRow {
+  const { id } = namespaceNamed(state, namespace);
+  const dataset = state.datasets.get(entityKey(id, name));
+  if (!dataset || dataset.isHidden) {
+    throw new HeadwaterError(
+      'NOT_FOUND',
+      `Dataset '${name}' not found in namespace '${namespace}'. List them with GET /api/v1/namespaces/{namespace}/datasets.`,
+    );
+  }
+  return dataset;
+}
+
+/** The visible (not soft-deleted) job `name` of `namespace`, or a NOT_FOUND error. */
+export function jobNamed(state: ModelState, namespace: string, name: string): JobRow {
+  const { id } = namespaceNamed(state, namespace);
+  const job = state.jobs.get(entityKey(id, name));
+  if (!job || job.isHidden) {
+    throw new HeadwaterError(
+      'NOT_FOUND',
+      `Job '${name}' not found in namespace '${namespace}'. List them with GET /api/v1/namespaces/{namespace}/jobs.`,
+    );
+  }
+  return job;
+}
+
+/** `{namespace, name}` of datasets known to the mirror, sorted by namespace then name. */
+export function datasetRefs(state: ModelState, ids: Iterable<number>): { namespace: string; name: string }[] {
+  const refs: { namespace: string; name: string }[] = [];
+  for (const id of ids) {
+    const dataset = state.datasetsById.get(id);
+    const namespace = dataset && state.namespacesById.get(dataset.namespaceId);
+    if (dataset && namespace) refs.push({ namespace: namespace.name, name: dataset.name });
+  }
+  return refs.sort((a, b) => compareText(a.namespace, b.namespace) || compareText(a.name, b.name));
+}
+
+/** Code-point order, the same on every platform (localeCompare is not). */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

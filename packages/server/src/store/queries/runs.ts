@@ -1,0 +1,125 @@
+import type { Queryable } from '../db.js';
+
+/**
+ * Newest run first, the order of every run list: by Marquez's startedAt (the earliest START, else the earliest
+ * RUNNING), runs that never started last, then by first event. Matches the index runs_job_started.
+ */
+export const RUN_ORDER =
+  'COALESCE(r.started_at, r.first_running_at) DESC NULLS LAST, r.created_at DESC, r.uuid';
+
+/** A run as the read API needs it. Times are eventTimes. */
+export interface RunRecord {
+  readonly uuid: string;
+  readonly jobId: number;
+  readonly namespace: string;
+  readonly jobName: string;
+  /** The uuid of the job version the run ran, once it reached a terminal state. */
+  readonly jobVersion: string | null;
+  readonly state: string;
+  /** First and last eventTime of the run. */
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  readonly nominalStartTime: Date | null;
+  readonly nominalEndTime: Date | null;
+  /** The earliest START, else the earliest RUNNING. */
+  readonly startedAt: Date | null;
+  /** The terminal event's time. */
+  readonly endedAt: Date | null;
+}
+
+const COLUMNS = `r.uuid::text AS uuid, r.job_id AS "jobId", n.name AS namespace, j.name AS "jobName",
+  jv.version::text AS "jobVersion", r.state, r.created_at AS "createdAt", r.updated_at AS "updatedAt",
+  r.nominal_start_time AS "nominalStartTime", r.nominal_end_time AS "nominalEndTime",
+  COALESCE(r.started_at, r.first_running_at) AS "startedAt", r.ended_at AS "endedAt"`;
+
+const JOINS = `JOIN jobs j ON j.id = r.job_id
+  JOIN namespaces n ON n.id = j.namespace_id
+  LEFT JOIN job_versions jv ON jv.id = r.job_version_id`;
+
+/** Runs by uuid, in no particular order. */
+export function findRuns(db: Queryable, uuids: readonly string[]): Promise<RunRecord[]> {
+  if (uuids.length === 0) return Promise.resolve([]);
+  return db.query<RunRecord>(`SELECT ${COLUMNS} FROM runs r ${JOINS} WHERE r.uuid = ANY($1::uuid[])`, [
+    uuids,
+  ]);
+}
+
+/** The runs of a job, newest first. */
+export function listJobRuns(
+  db: Queryable,
+  jobId: number,
+  limit: number,
+  offset: number,
+): Promise<RunRecord[]> {
+  return db.query<RunRecord>(
+    `SELECT ${COLUMNS} FROM runs r ${JOINS} WHERE r.job_id = $1 ORDER BY ${RUN_ORDER} LIMIT $2 OFFSET $3`,
+    [jobId, limit, offset],
+  );
+}
+
+/** How many runs a job has. */
+export async function countJobRuns(db: Queryable, jobId: number): Promise<number> {
+  const [row] = await db.query<{ count: number }>('SELECT count(*) AS count FROM runs WHERE job_id = $1', [
+    jobId,
+  ]);
+  return row?.count ?? 0;
+}
+
+/** The newest `perJob` runs of each job in one query: job id -> its runs, newest first. */
+export async function latestRunsOfJobs(
+  db: Queryable,
+  jobIds: readonly number[],
+  perJob: number,
+): Promise<Map<number, RunRecord[]>> {
+  const result = new Map<number, RunRecord[]>();
+  if (jobIds.length === 0 || perJob <= 0) return result;
+  const rows = await db.query<RunRecord>(
+    `SELECT ${COLUMNS} FROM unnest($1::int[]) AS wanted(job_id)
+     CROSS JOIN LATERAL (
+       SELECT r.uuid FROM runs r WHERE r.job_id = wanted.job_id ORDER BY ${RUN_ORDER} LIMIT $2) latest
+     JOIN runs r ON r.uuid = latest.uuid
+     ${JOINS}
+     ORDER BY r.job_id, ${RUN_ORDER}`,
+    [jobIds, perJob],
+  );
+  for (const run of rows) {
+    let list = result.get(run.jobId);
+    if (!list) result.set(run.jobId, (list = []));
+    list.push(run);
+  }
+  return result;
+}
+
+/** A dataset version a run read or wrote, with the run's input or output facets for it. */
+export interface RunIoRecord {
+  readonly runUuid: string;
+  /** 0: input, 1: output. */
+  readonly direction: number;
+  readonly namespace: string;
+  readonly name: string;
+  readonly version: string;
+  readonly facets: Record<string, unknown>;
+}
+
+/** The dataset versions each run read and wrote, in one query, ordered by namespace and name. */
+export async function runIo(db: Queryable, uuids: readonly string[]): Promise<Map<string, RunIoRecord[]>> {
+  const result = new Map<string, RunIoRecord[]>();
+  if (uuids.length === 0) return result;
+  const rows = await db.query<RunIoRecord>(
+    `SELECT io.run_uuid::text AS "runUuid", io.direction, n.name AS namespace, d.name, v.version::text AS version,
+            io.facets
+     FROM run_io io
+     JOIN datasets d ON d.id = io.dataset_id
+     JOIN namespaces n ON n.id = d.namespace_id
+     JOIN dataset_versions v ON v.id = io.dataset_version_id
+     WHERE io.run_uuid = ANY($1::uuid[])
+     ORDER BY io.run_uuid, io.direction, n.name, d.name`,
+    [uuids],
+  );
+  for (const row of rows) {
+    let list = result.get(row.runUuid);
+    if (!list) result.set(row.runUuid, (list = []));
+    list.push(row);
+  }
+  return result;
+}

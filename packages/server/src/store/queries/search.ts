@@ -1,0 +1,76 @@
+import type { Queryable } from '../db.js';
+
+/** What to search for. */
+export interface SearchQuery {
+  /** Matched case-insensitively as a substring of dataset and job names. */
+  readonly q: string;
+  /** Only datasets or only jobs; both when undefined. */
+  readonly filter?: 'DATASET' | 'JOB' | undefined;
+  /** NAME: by name A-Z; UPDATED_AT: most recently updated first. */
+  readonly sort: 'NAME' | 'UPDATED_AT';
+  /** Only this namespace. */
+  readonly namespace?: string | undefined;
+  /** Only entities updated before / after these instants. */
+  readonly before?: Date | undefined;
+  readonly after?: Date | undefined;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+/** A matching dataset or job. */
+export interface SearchRecord {
+  readonly type: 'DATASET' | 'JOB';
+  readonly name: string;
+  readonly namespace: string;
+  readonly updatedAt: Date;
+}
+
+/** `q` as an ILIKE pattern matching it anywhere, with its own wildcards taken literally. */
+function containsPattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+function matching(query: SearchQuery, params: unknown[]): string {
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const pattern = param(containsPattern(query.q));
+  const namespace = query.namespace === undefined ? undefined : param(query.namespace);
+  const before = query.before === undefined ? undefined : param(query.before.toISOString());
+  const after = query.after === undefined ? undefined : param(query.after.toISOString());
+  // One branch per table, so that each name match can use that table's trigram index.
+  const branch = (type: 'DATASET' | 'JOB', table: string) => {
+    const conditions = ['NOT e.is_hidden', `e.name ILIKE ${pattern}`];
+    if (namespace) conditions.push(`n.name = ${namespace}`);
+    if (before) conditions.push(`e.updated_at < ${before}::timestamptz`);
+    if (after) conditions.push(`e.updated_at > ${after}::timestamptz`);
+    return `SELECT '${type}' AS type, e.name, n.name AS namespace, e.updated_at AS "updatedAt"
+            FROM ${table} e JOIN namespaces n ON n.id = e.namespace_id
+            WHERE ${conditions.join(' AND ')}`;
+  };
+  const branches: string[] = [];
+  if (query.filter !== 'JOB') branches.push(branch('DATASET', 'datasets'));
+  if (query.filter !== 'DATASET') branches.push(branch('JOB', 'jobs'));
+  return branches.join(' UNION ALL ');
+}
+
+/** One page of datasets and jobs whose name contains `q`, really sorted (Marquez ignores its sort). */
+export function search(db: Queryable, query: SearchQuery): Promise<SearchRecord[]> {
+  const params: unknown[] = [];
+  const union = matching(query, params);
+  const order = query.sort === 'NAME' ? 'name, namespace, type' : '"updatedAt" DESC, name, namespace, type';
+  params.push(query.limit, query.offset);
+  return db.query<SearchRecord>(
+    `SELECT type, name, namespace, "updatedAt" FROM (${union}) results
+     ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+    params,
+  );
+}
+
+/** How many datasets and jobs match (all pages). */
+export async function countSearch(db: Queryable, query: SearchQuery): Promise<number> {
+  const params: unknown[] = [];
+  const [row] = await db.query<{ count: number }>(
+    `SELECT count(*) AS count FROM (${matching(query, params)}) results`,
+    params,
+  );
+  return row?.count ?? 0;
+}
