@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { HeadwaterError } from '../errors.js';
 import type { FieldRef } from '../graph/column-graph.js';
 import { entityKey, type ModelState } from '../store/model-state.js';
-import { datasetNodeExtras } from '../store/lineage-queries.js';
+import { findDatasets } from '../store/queries/datasets.js';
 import type { AppDeps } from './app.js';
 import { parseNodeId } from './node-id.js';
 
@@ -72,26 +72,18 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
       }
       const reached = columnGraph.traverse(starts, depth, withDownstream);
       const datasetIds = [...new Set([...reached.values()].map((ref) => ref.datasetId))];
-      const datasets = datasetIds.flatMap((id) => {
-        const row = state.datasetsById.get(id);
-        return row ? [row] : [];
-      });
-      const extras = await datasetNodeExtras(db, datasets);
-      const versions = await currentVersions(
-        db,
-        datasets.map((row) => row.currentVersionId),
-      );
+      const records = new Map((await findDatasets(db, datasetIds)).map((record) => [record.id, record]));
       const describe = (ref: FieldRef) => {
+        const record = records.get(ref.datasetId);
         const dataset = state.datasetsById.get(ref.datasetId)!;
         const namespace = state.namespacesById.get(dataset.namespaceId)?.name ?? '';
-        const field = (extras.get(ref.datasetId)?.fields ?? []).find(
+        const field = (record?.fields ?? []).find(
           (candidate) => (candidate as { name?: unknown }).name === ref.field,
         ) as { type?: unknown } | undefined;
         return {
           namespace,
           dataset: dataset.name,
-          datasetVersion:
-            dataset.currentVersionId === null ? null : (versions.get(dataset.currentVersionId) ?? null),
+          datasetVersion: record?.currentVersion ?? null,
           field: ref.field,
           fieldType: typeof field?.type === 'string' ? field.type : null,
           id: `datasetField:${namespace}:${dataset.name}:${ref.field}`,
@@ -149,17 +141,4 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
       };
     },
   );
-}
-
-async function currentVersions(
-  db: AppDeps['db'],
-  ids: readonly (number | null)[],
-): Promise<Map<number, string>> {
-  const wanted = ids.filter((id): id is number => id !== null);
-  if (wanted.length === 0) return new Map();
-  const rows = await db.query<{ id: number; version: string }>(
-    'SELECT id, version::text AS version FROM dataset_versions WHERE id = ANY($1::bigint[])',
-    [wanted],
-  );
-  return new Map(rows.map((row) => [row.id, row.version]));
 }

@@ -1,19 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { HeadwaterError } from '../errors.js';
 import type { GraphNode, LineageDirection } from '../graph/lineage-graph.js';
-import { entityKey, type DatasetRow, type JobRow, type ModelState } from '../store/model-state.js';
-import { datasetNodeExtras, latestRunIds } from '../store/lineage-queries.js';
+import { entityKey, type ModelState } from '../store/model-state.js';
 import type { AppDeps } from './app.js';
 import { nodeIdOf, parseNodeId } from './node-id.js';
-import { loadRuns } from './run-shape.js';
+import { loadDatasetNodeData, loadJobNodeData } from './shapes.js';
 
 interface LineageQuery {
   nodeId: string;
   depth: number;
   direction: string;
 }
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 interface Edge {
   origin: string;
@@ -80,26 +77,13 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
       const start = resolveNode(state, request.query.nodeId);
       const direction = request.query.direction.toLowerCase() as LineageDirection;
       const subgraph = graph.traverse(start, request.query.depth, direction);
-      const datasets = [...subgraph.datasets].flatMap((id) => {
-        const row = state.datasetsById.get(id);
-        return row ? [row] : [];
-      });
-      const jobs = [...subgraph.jobs].flatMap((id) => {
-        const row = state.jobsById.get(id);
-        return row ? [row] : [];
-      });
-      const [extras, latest] = await Promise.all([
-        datasetNodeExtras(db, datasets),
-        latestRunIds(
-          db,
-          jobs.map((job) => job.id),
-        ),
+      const [datasetData, jobData] = await Promise.all([
+        loadDatasetNodeData(db, [...subgraph.datasets]),
+        loadJobNodeData(deps, [...subgraph.jobs]),
       ]);
-      const runs = await loadRuns(db, state, [...latest.values()]);
-
       const idOf = (node: GraphNode) => {
         const row = node.kind === 'dataset' ? state.datasetsById.get(node.id) : state.jobsById.get(node.id);
-        return nodeIdOf(node.kind, namespaceName(state, row!.namespaceId), row!.name);
+        return nodeIdOf(node.kind, state.namespacesById.get(row!.namespaceId)?.name ?? '', row!.name);
       };
       const inEdges = new Map<string, Edge[]>();
       const outEdges = new Map<string, Edge[]>();
@@ -111,19 +95,16 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
       const byEdge = (a: Edge, b: Edge) =>
         a.origin === b.origin ? compare(a.destination, b.destination) : compare(a.origin, b.origin);
       const nodes = [
-        ...datasets.map((row) => {
-          const id = nodeIdOf('dataset', namespaceName(state, row.namespaceId), row.name);
-          return { id, type: 'DATASET', data: datasetData(state, row, extras.get(row.id)) };
-        }),
-        ...jobs.map((row) => {
-          const id = nodeIdOf('job', namespaceName(state, row.namespaceId), row.name);
-          const runUuid = latest.get(row.id);
-          return {
-            id,
-            type: 'JOB',
-            data: jobData(state, graph, row, runUuid ? (runs.get(runUuid) ?? null) : null),
-          };
-        }),
+        ...[...datasetData.values()].map((data) => ({
+          id: nodeIdOf('dataset', data.namespace, data.name),
+          type: 'DATASET',
+          data,
+        })),
+        ...[...jobData.values()].map((data) => ({
+          id: nodeIdOf('job', data.namespace, data.name),
+          type: 'JOB',
+          data,
+        })),
       ]
         .sort((a, b) => compare(a.id, b.id))
         .map((node) => ({
@@ -137,70 +118,3 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-function namespaceName(state: ModelState, id: number): string {
-  return state.namespacesById.get(id)?.name ?? '';
-}
-
-function datasetData(
-  state: ModelState,
-  row: DatasetRow,
-  extras: { fields: unknown[]; tags: string[]; fieldTags: Map<string, string[]> } | undefined,
-) {
-  const namespace = namespaceName(state, row.namespaceId);
-  const source = [...state.sources.values()].find((candidate) => candidate.id === row.sourceId);
-  return {
-    id: { namespace, name: row.name },
-    type: 'DB_TABLE',
-    name: row.name,
-    physicalName: row.name,
-    createdAt: iso(row.createdAt),
-    updatedAt: iso(row.updatedAt),
-    namespace,
-    sourceName: source?.name ?? 'default',
-    fields: (extras?.fields ?? []).map((field) => fieldShape(field, extras?.fieldTags)),
-    tags: extras?.tags ?? [],
-    lastModifiedAt: iso(row.lastModifiedAt),
-    description: row.description,
-    lastLifecycleState: row.lifecycleState,
-  };
-}
-
-function fieldShape(field: unknown, tags: Map<string, string[]> | undefined) {
-  const record = (typeof field === 'object' && field !== null ? field : {}) as Record<string, unknown>;
-  const name = typeof record.name === 'string' ? record.name : '';
-  return {
-    name,
-    type: typeof record.type === 'string' ? record.type : null,
-    tags: tags?.get(name) ?? [],
-    description: typeof record.description === 'string' ? record.description : null,
-  };
-}
-
-function jobData(state: ModelState, graph: AppDeps['graph'], row: JobRow, latestRun: unknown) {
-  const namespace = namespaceName(state, row.namespaceId);
-  const parent = row.parentJobId === null ? undefined : state.jobsById.get(row.parentJobId);
-  const refs = (direction: 0 | 1) =>
-    graph
-      .datasetsOf(row.id, direction)
-      .flatMap((id) => {
-        const dataset = state.datasetsById.get(id);
-        return dataset ? [{ namespace: namespaceName(state, dataset.namespaceId), name: dataset.name }] : [];
-      })
-      .sort((a, b) => compare(`${a.namespace}:${a.name}`, `${b.namespace}:${b.name}`));
-  return {
-    id: { namespace, name: row.name },
-    type: row.type,
-    name: row.name,
-    simpleName: row.simpleName,
-    parentJobName: parent?.name ?? null,
-    createdAt: iso(row.createdAt),
-    updatedAt: iso(row.updatedAt),
-    namespace,
-    inputs: refs(0),
-    outputs: refs(1),
-    location: row.location,
-    description: row.description,
-    latestRun,
-  };
-}
