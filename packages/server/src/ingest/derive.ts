@@ -542,8 +542,21 @@ class Derivation {
     job: JobRow | null,
   ): void {
     const dataset = this.#dataset(mention, t, mention.facets);
-    const versionId = this.#datasetVersion(dataset, mention, t, direction === 1 ? (run?.uuid ?? null) : null);
-    this.#facets(this.changes.datasetFacets, 'dataset', dataset.id, mention.facets, t, run?.uuid ?? null);
+    const hashes = this.#facets(
+      this.changes.datasetFacets,
+      'dataset',
+      dataset.id,
+      mention.facets,
+      t,
+      run?.uuid ?? null,
+    );
+    const versionId = this.#datasetVersion(
+      dataset,
+      mention,
+      hashes,
+      t,
+      direction === 1 ? (run?.uuid ?? null) : null,
+    );
     const completes = event.eventType === 'COMPLETE' || event.kind === 'dataset';
     if (direction === 1 && completes && (dataset.lastModifiedAt === null || t > dataset.lastModifiedAt)) {
       dataset.lastModifiedAt = t;
@@ -555,7 +568,13 @@ class Derivation {
     if (run) this.#quality(run.uuid, dataset.id, mention, t);
   }
 
-  #datasetVersion(dataset: DatasetRow, mention: EventDataset, t: Ms, writtenBy: string | null): number {
+  #datasetVersion(
+    dataset: DatasetRow,
+    mention: EventDataset,
+    hashes: ReadonlyMap<string, string>,
+    t: Ms,
+    writtenBy: string | null,
+  ): number {
     const { facets } = mention;
     const schema = facets.schema;
     const lifecycle = facets.lifecycleStateChange;
@@ -566,17 +585,26 @@ class Derivation {
     }
     const lifecycleState = str(lifecycle?.lifecycleStateChange);
     const fields = Array.isArray(schema?.fields) ? (schema.fields as unknown[]) : [];
-    const version = contentUuid(
-      canonicalJson({
-        dataset: [this.#namespaceName(dataset.namespaceId), dataset.name],
-        fields,
-        lifecycleState,
-        storage: storage ? { layer: storage.storageLayer ?? null, format: storage.fileFormat ?? null } : null,
-        symlinks: Array.isArray(symlinks?.identifiers)
-          ? (symlinks.identifiers as unknown[]).map(canonicalJson).sort()
-          : null,
-      }),
-    );
+    // The version is addressed by canonical JSON (key order does not matter), which is costly to build; the
+    // facets' text hashes, already computed, key a memo of it, since producers repeat the same text.
+    const memoKey = `${dataset.id}|${hashes.get('schema')}|${hashes.get('lifecycleStateChange')}|${hashes.get('storage')}|${hashes.get('symlinks')}`;
+    let version = this.#state.versionMemo.get(memoKey);
+    if (version === undefined) {
+      version = contentUuid(
+        canonicalJson({
+          dataset: [this.#namespaceName(dataset.namespaceId), dataset.name],
+          fields,
+          lifecycleState,
+          storage: storage
+            ? { layer: storage.storageLayer ?? null, format: storage.fileFormat ?? null }
+            : null,
+          symlinks: Array.isArray(symlinks?.identifiers)
+            ? (symlinks.identifiers as unknown[]).map(canonicalJson).sort()
+            : null,
+        }),
+      );
+      this.#state.versionMemo.set(memoKey, version);
+    }
     let id: number;
     const staged = this.changes.datasetVersions.get(version);
     const known = this.#state.datasetVersions.get(version);
@@ -763,10 +791,12 @@ class Derivation {
     facets: FacetMap,
     t: Ms,
     runUuid: string | null,
-  ): void {
+  ): Map<string, string> {
+    const hashes = new Map<string, string>();
     for (const name in facets) {
       const facet = facets[name]!;
       const hash = contentHash64(JSON.stringify(facet));
+      hashes.set(name, hash);
       const cacheKey = `${kind}:${entity}:${name}`;
       const latest = this.changes.facetTimes.get(cacheKey) ?? this.#state.facets.get(cacheKey);
       if (latest && latest.hash === hash) {
@@ -787,6 +817,7 @@ class Derivation {
         this.changes.facetTimes.set(cacheKey, { ...latest, storedAt: latest.latestAt });
       }
     }
+    return hashes;
   }
 
   #stageFacet(

@@ -1,7 +1,7 @@
 import { HeadwaterError } from '../errors.js';
 import type { Db } from '../store/db.js';
 import type { ModelState } from '../store/model-state.js';
-import { insertEvents, writeChanges } from '../store/writer.js';
+import { readBeforeWrite, writeBatch } from '../store/writer.js';
 import { applyChangeset, deriveChanges, type Changeset } from './derive.js';
 import type { NormalizedEvent } from './normalize.js';
 
@@ -142,27 +142,29 @@ export class IngestPipeline {
       }
     }
     const state = this.#state;
+    const runUuids: string[] = [];
+    for (const event of unique) {
+      if (event.run) runUuids.push(event.run.uuid);
+      if (event.run?.parent) runUuids.push(event.run.parent.runUuid);
+    }
+    // Two round trips per batch, whatever its size: read what is already stored, then write events and
+    // model in one statement (atomic on its own, so no BEGIN/COMMIT trips either).
+    const { stored, runs } = await readBeforeWrite(
+      this.#db,
+      unique.map((event) => event.hash),
+      state.missingRuns(runUuids),
+    );
+    state.addRuns(runs);
+    const fresh = unique.filter((event) => !stored.has(event.hash));
+    const changes = deriveChanges(state, fresh);
     const firstId = state.next.event;
-    state.next.event += unique.length;
-    const received = this.#now();
-    const { fresh, changes } = await this.#db.transaction(async (tx) => {
-      const fresh = await insertEvents(tx, unique, firstId, received);
-      const newEvents = unique.filter((event) => fresh.has(event.hash));
-      const runs: string[] = [];
-      for (const event of newEvents) {
-        if (event.run) runs.push(event.run.uuid);
-        if (event.run?.parent) runs.push(event.run.parent.runUuid);
-      }
-      await state.loadRuns(tx, runs);
-      const changes = deriveChanges(state, newEvents);
-      await writeChanges(tx, changes);
-      return { fresh, changes };
-    });
+    state.next.event += fresh.length;
+    await writeBatch(this.#db, fresh, firstId, this.#now(), changes);
     applyChangeset(state, changes);
     for (const listener of this.#listeners) listener(changes);
     const seen = new Set<string>();
     return events.map((event) => {
-      if (fresh.has(event.hash) && !seen.has(event.hash)) {
+      if (!stored.has(event.hash) && !seen.has(event.hash)) {
         seen.add(event.hash);
         return 'stored';
       }

@@ -6,35 +6,55 @@ export interface BulkColumn {
   readonly type: 'int' | 'bigint' | 'smallint' | 'text' | 'uuid' | 'timestamptz' | 'boolean' | 'jsonb';
 }
 
+/** Rows to insert (or upsert) into one table. */
+export interface BulkWrite {
+  readonly table: string;
+  readonly columns: readonly BulkColumn[];
+  readonly rows: readonly (readonly unknown[])[];
+  /** The ON CONFLICT clause without the keywords, e.g. `(id) DO UPDATE SET ...`. */
+  readonly conflict?: string;
+  /** A RETURNING list, e.g. `hash::text AS hash`. */
+  readonly returning?: string;
+}
+
 /**
- * Writes many rows with ONE statement: the rows travel as one JSON document that `json_to_recordset` turns back
- * into typed rows. A batch of events thus costs a fixed number of statements, whatever its size. JSON beats
- * array parameters by 3-4x here: both drivers build array literals by escaping every character in JavaScript,
- * while PostgreSQL's JSON parser is native code. `conflict` is the ON CONFLICT clause (e.g. `(id) DO UPDATE
- * SET ...`), or undefined for a plain insert. jsonb values are given as objects.
+ * The INSERT statement of a {@link BulkWrite} whose rows are parameter `$param`. Rows travel as one JSON
+ * document that `json_to_recordset` turns back into typed rows. JSON beats array parameters by 3-4x: both
+ * drivers build array literals by escaping every character in JavaScript, while PostgreSQL's JSON parser is
+ * native code.
  */
-export async function bulkInsert(
-  tx: Queryable,
-  table: string,
-  columns: readonly BulkColumn[],
-  rows: readonly (readonly unknown[])[],
-  conflict?: string,
-  returning?: string,
-): Promise<Record<string, unknown>[]> {
-  if (rows.length === 0) return [];
-  const names = columns.map((column) => column.name);
-  const objects = rows.map((row) => {
+function insertSql(write: BulkWrite, param: number): string {
+  const names = write.columns.map((column) => column.name).join(', ');
+  const definitions = write.columns.map((column) => `${column.name} ${column.type}`).join(', ');
+  return (
+    `INSERT INTO ${write.table} AS t (${names}) SELECT ${names} ` +
+    `FROM json_to_recordset($${param}::json) AS u(${definitions})` +
+    (write.conflict ? ` ON CONFLICT ${write.conflict}` : '') +
+    (write.returning ? ` RETURNING ${write.returning}` : '')
+  );
+}
+
+/** The JSON parameter holding a write's rows. */
+function rowsParam(write: BulkWrite): string {
+  const names = write.columns.map((column) => column.name);
+  const objects = write.rows.map((row) => {
     const object: Record<string, unknown> = {};
     for (let i = 0; i < names.length; i++) object[names[i]!] = row[i] ?? null;
     return object;
   });
-  const definitions = columns.map((column) => `${column.name} ${column.type}`).join(', ');
-  const sql =
-    `INSERT INTO ${table} AS t (${names.join(', ')}) SELECT ${names.join(', ')} ` +
-    `FROM json_to_recordset($1::json) AS u(${definitions})` +
-    (conflict ? ` ON CONFLICT ${conflict}` : '') +
-    (returning ? ` RETURNING ${returning}` : '');
-  return tx.query(sql, [withoutNul(JSON.stringify(objects))]);
+  return withoutNul(JSON.stringify(objects));
+}
+
+/**
+ * Performs many writes with ONE statement, each a data-modifying CTE: a batch of events costs one round trip
+ * and one parse whatever its size and the number of tables it touches. Foreign keys between the tables hold:
+ * PostgreSQL checks them at the end of the statement, when every CTE has run.
+ */
+export async function bulkWrite(tx: Queryable, writes: readonly BulkWrite[]): Promise<void> {
+  const present = writes.filter((write) => write.rows.length > 0);
+  if (present.length === 0) return;
+  const ctes = present.map((write, index) => `w${index} AS (${insertSql(write, index + 1)})`);
+  await tx.query(`WITH ${ctes.join(',\n')} SELECT 1`, present.map(rowsParam));
 }
 
 /**

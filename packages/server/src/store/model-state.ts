@@ -125,6 +125,15 @@ export class LruMap<K, V> {
   }
 }
 
+/** Reads runs (and their inputs and outputs) whose uuid is in the uuid[] parameter `param`. */
+export const RUNS_SQL = (param: string) =>
+  `SELECT r.uuid::text AS uuid, r.external_id, r.job_id, r.parent_run_uuid::text AS parent_run_uuid,
+          r.job_version_id, r.state, r.started_at, r.first_running_at, r.ended_at, r.created_at, r.updated_at,
+          r.nominal_start_time, r.nominal_end_time,
+          (SELECT json_agg(json_build_array(io.direction, io.dataset_id, io.dataset_version_id))
+           FROM run_io io WHERE io.run_uuid = r.uuid) AS io
+   FROM runs r WHERE r.uuid = ANY(${param}::uuid[])`;
+
 /** Key of a dataset or job: namespace id and name. */
 export const entityKey = (namespaceId: number, name: string): string => `${namespaceId}\u0000${name}`;
 
@@ -151,6 +160,8 @@ export class ModelState {
   readonly facets = new LruMap<string, FacetLatest>(500_000);
   readonly columnEdges = new LruMap<string, true>(500_000);
   readonly symlinks = new LruMap<string, true>(100_000);
+  /** Dataset version uuids by the text hashes of the facets that address them (a pure memo). */
+  readonly versionMemo = new LruMap<string, string>(200_000);
   readonly next = { namespace: 1, source: 1, dataset: 1, job: 1, datasetVersion: 1, jobVersion: 1, event: 1 };
 
   /** Loads the exact parts of the mirror from the store. */
@@ -249,22 +260,21 @@ export class ModelState {
     this.next.event = (max?.event ?? 0) + 1;
   }
 
+  /** The runs in `uuids` that are not in the LRU. */
+  missingRuns(uuids: readonly string[]): string[] {
+    return [...new Set(uuids)].filter((uuid) => !this.runs.has(uuid));
+  }
+
   /** Loads the runs in `uuids` that are not in the LRU, with their inputs and outputs. */
   async loadRuns(db: Queryable, uuids: readonly string[]): Promise<void> {
-    const missing = [...new Set(uuids)].filter((uuid) => !this.runs.has(uuid));
-    if (missing.length === 0) return;
-    const time = (value: unknown): Ms | null => (value === null ? null : (value as Date).getTime());
-    // One statement: most runs named by new events are new, and the answer is then empty.
-    const rows = await db.query(
-      `SELECT r.uuid::text AS uuid, r.external_id, r.job_id, r.parent_run_uuid::text AS parent_run_uuid,
-              r.job_version_id, r.state, r.started_at, r.first_running_at, r.ended_at, r.created_at, r.updated_at,
-              r.nominal_start_time, r.nominal_end_time,
-              (SELECT json_agg(json_build_array(io.direction, io.dataset_id, io.dataset_version_id))
-               FROM run_io io WHERE io.run_uuid = r.uuid) AS io
-       FROM runs r WHERE r.uuid = ANY($1::uuid[])`,
-      [missing],
-    );
-    const loaded = new Map<string, RunRow>();
+    const missing = this.missingRuns(uuids);
+    if (missing.length > 0) this.addRuns(await db.query(RUNS_SQL('$1'), [missing]));
+  }
+
+  /** Adds rows of {@link RUNS_SQL} to the LRU (times may come as Date or, through JSON, as text). */
+  addRuns(rows: readonly Record<string, unknown>[]): void {
+    const time = (value: unknown): Ms | null =>
+      value === null || value === undefined ? null : new Date(value as string | Date).getTime();
     for (const row of rows) {
       const state = row.state as string;
       const endedAt = time(row.ended_at);
@@ -277,7 +287,7 @@ export class ModelState {
         []) {
         io.set(`${direction}:${datasetId}`, versionId);
       }
-      loaded.set(row.uuid as string, {
+      this.runs.set(row.uuid as string, {
         uuid: row.uuid as string,
         externalId: row.external_id as string | null,
         jobId: row.job_id as number,
@@ -295,7 +305,6 @@ export class ModelState {
         io,
       });
     }
-    for (const [uuid, run] of loaded) this.runs.set(uuid, run);
   }
 
   addNamespace(row: NamespaceRow): void {

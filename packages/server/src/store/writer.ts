@@ -1,4 +1,5 @@
-import { bulkInsert, ts, updateAll, type BulkColumn } from './bulk.js';
+import { bulkWrite, ts, updateAll, type BulkColumn, type BulkWrite } from './bulk.js';
+import { RUNS_SQL } from './model-state.js';
 import type { Queryable } from './db.js';
 import type { Changeset, FacetUpsert } from '../ingest/derive.js';
 import type { NormalizedEvent } from '../ingest/normalize.js';
@@ -6,49 +7,57 @@ import { runStateOf, runTransitionedAt } from '../ingest/run-state.js';
 
 const col = (name: string, type: BulkColumn['type']): BulkColumn => ({ name, type });
 
+const EVENT_COLUMNS = [
+  col('id', 'bigint'),
+  col('hash', 'uuid'),
+  col('kind', 'text'),
+  col('event_type', 'text'),
+  col('event_time', 'timestamptz'),
+  col('run_uuid', 'uuid'),
+  col('job_namespace', 'text'),
+  col('job_name', 'text'),
+  col('received_at', 'timestamptz'),
+  col('body', 'text'),
+];
+
 /**
- * Stores raw events, skipping any whose hash is already stored, and returns the hashes that were new.
- * Runs first in the batch transaction, so only new events go on to change the model.
+ * What the writer must know before deriving a batch, in one round trip: which of the events are already
+ * stored (identical events are stored once) and the rows of runs its mirror lacks. Reading outside the write
+ * is safe because this process is the only writer (see openPostgresDb and the data-dir lock).
  */
-export async function insertEvents(
-  tx: Queryable,
-  events: readonly NormalizedEvent[],
-  firstId: number,
-  receivedAt: number,
-): Promise<Set<string>> {
-  const received = ts(receivedAt);
-  const rows = events.map((event, index) => [
-    firstId + index,
-    event.hash,
-    event.kind,
-    event.eventType ?? null,
-    ts(event.eventTime),
-    event.run?.uuid ?? null,
-    event.job?.namespace ?? event.dataset?.namespace ?? null,
-    event.job?.name ?? event.dataset?.name ?? null,
-    received,
-    event.body,
-  ]);
-  const inserted = await bulkInsert(
-    tx,
-    'events',
-    [
-      col('id', 'bigint'),
-      col('hash', 'uuid'),
-      col('kind', 'text'),
-      col('event_type', 'text'),
-      col('event_time', 'timestamptz'),
-      col('run_uuid', 'uuid'),
-      col('job_namespace', 'text'),
-      col('job_name', 'text'),
-      col('received_at', 'timestamptz'),
-      col('body', 'text'),
-    ],
-    rows,
-    '(hash) DO NOTHING',
-    'hash::text AS hash',
+export async function readBeforeWrite(
+  db: Queryable,
+  hashes: readonly string[],
+  runUuids: readonly string[],
+): Promise<{ stored: Set<string>; runs: Record<string, unknown>[] }> {
+  const [row] = await db.query<{ stored: string[]; runs: Record<string, unknown>[] }>(
+    `SELECT (SELECT coalesce(json_agg(hash::text), '[]') FROM events WHERE hash = ANY($1::uuid[])) AS stored,
+            (SELECT coalesce(json_agg(r), '[]') FROM (${RUNS_SQL('$2')}) r) AS runs`,
+    [hashes, runUuids],
   );
-  return new Set(inserted.map((row) => row.hash as string));
+  return { stored: new Set(row?.stored ?? []), runs: row?.runs ?? [] };
+}
+
+/** The raw events, stored exactly as received. */
+function eventsWrite(events: readonly NormalizedEvent[], firstId: number, receivedAt: number): BulkWrite {
+  const received = ts(receivedAt);
+  return {
+    table: 'events',
+    columns: EVENT_COLUMNS,
+    rows: events.map((event, index) => [
+      firstId + index,
+      event.hash,
+      event.kind,
+      event.eventType ?? null,
+      ts(event.eventTime),
+      event.run?.uuid ?? null,
+      event.job?.namespace ?? event.dataset?.namespace ?? null,
+      event.job?.name ?? event.dataset?.name ?? null,
+      received,
+      event.body,
+    ]),
+    conflict: '(hash) DO NOTHING',
+  };
 }
 
 const NAMESPACE_COLUMNS = [
@@ -108,11 +117,22 @@ const RUN_COLUMNS = [
 ];
 const names = (columns: readonly BulkColumn[]) => columns.slice(1).map((column) => column.name);
 
-/** Writes a changeset (see ingest/derive.ts) in FK order, one statement per table. */
-export async function writeChanges(tx: Queryable, changes: Changeset): Promise<void> {
+/**
+ * Writes new raw events and the changeset derived from them (see ingest/derive.ts) as ONE statement: it
+ * commits or fails as a whole, so the raw events and the lineage model never disagree.
+ */
+export async function writeBatch(
+  db: Queryable,
+  events: readonly NormalizedEvent[],
+  firstEventId: number,
+  receivedAt: number,
+  changes: Changeset,
+): Promise<void> {
   const { persist } = changes;
-  await bulkInsert(
-    tx,
+  const writes: BulkWrite[] = [eventsWrite(events, firstEventId, receivedAt)];
+  const add = (table: string, columns: readonly BulkColumn[], rows: unknown[][], conflict?: string) =>
+    writes.push(conflict === undefined ? { table, columns, rows } : { table, columns, rows, conflict });
+  add(
     'namespaces',
     NAMESPACE_COLUMNS,
     [...persist.namespaces].map((name) => {
@@ -121,8 +141,7 @@ export async function writeChanges(tx: Queryable, changes: Changeset): Promise<v
     }),
     updateAll('id', ['created_at', 'updated_at', 'is_hidden']),
   );
-  await bulkInsert(
-    tx,
+  add(
     'sources',
     [
       col('id', 'int'),
@@ -142,8 +161,7 @@ export async function writeChanges(tx: Queryable, changes: Changeset): Promise<v
     ]),
     updateAll('id', ['type', 'connection_url', 'updated_at']),
   );
-  await bulkInsert(
-    tx,
+  add(
     'datasets',
     DATASET_COLUMNS,
     [...persist.datasets].map((key) => {
@@ -165,8 +183,7 @@ export async function writeChanges(tx: Queryable, changes: Changeset): Promise<v
     }),
     updateAll('id', names(DATASET_COLUMNS)),
   );
-  await bulkInsert(
-    tx,
+  add(
     'jobs',
     JOB_COLUMNS,
     [...persist.jobs].map((key) => {
@@ -192,8 +209,7 @@ export async function writeChanges(tx: Queryable, changes: Changeset): Promise<v
     }),
     updateAll('id', names(JOB_COLUMNS)),
   );
-  await bulkInsert(
-    tx,
+  add(
     'dataset_versions',
     [
       col('id', 'bigint'),
@@ -214,8 +230,7 @@ export async function writeChanges(tx: Queryable, changes: Changeset): Promise<v
       row.createdByRun,
     ]),
   );
-  await bulkInsert(
-    tx,
+  add(
     'job_versions',
     [
       col('id', 'bigint'),
@@ -236,8 +251,7 @@ export async function writeChanges(tx: Queryable, changes: Changeset): Promise<v
       ts(row.createdAt),
     ]),
   );
-  await bulkInsert(
-    tx,
+  add(
     'runs',
     RUN_COLUMNS,
     [...persist.runs].map((uuid) => {
@@ -262,8 +276,7 @@ export async function writeChanges(tx: Queryable, changes: Changeset): Promise<v
     }),
     updateAll('uuid', names(RUN_COLUMNS)),
   );
-  await bulkInsert(
-    tx,
+  add(
     'run_io',
     [
       col('run_uuid', 'uuid'),
@@ -287,8 +300,7 @@ export async function writeChanges(tx: Queryable, changes: Changeset): Promise<v
                                  ELSE t.dataset_version_id END,
        event_time = GREATEST(t.event_time, EXCLUDED.event_time)`,
   );
-  await bulkInsert(
-    tx,
+  add(
     'job_io',
     [
       col('job_id', 'int'),
@@ -307,8 +319,7 @@ export async function writeChanges(tx: Queryable, changes: Changeset): Promise<v
     `(job_id, direction, dataset_id) DO UPDATE SET first_seen = LEAST(t.first_seen, EXCLUDED.first_seen),
        last_seen = GREATEST(t.last_seen, EXCLUDED.last_seen)`,
   );
-  await bulkInsert(
-    tx,
+  add(
     'column_lineage',
     [
       col('output_dataset_id', 'int'),
@@ -338,18 +349,16 @@ export async function writeChanges(tx: Queryable, changes: Changeset): Promise<v
      DO UPDATE SET first_seen = LEAST(t.first_seen, EXCLUDED.first_seen),
        last_seen = GREATEST(t.last_seen, EXCLUDED.last_seen)`,
   );
-  await bulkInsert(
-    tx,
+  add(
     'dataset_symlinks',
     [col('dataset_id', 'int'), col('namespace', 'text'), col('name', 'text'), col('type', 'text')],
     [...changes.symlinks.values()].map((row) => [row.datasetId, row.namespace, row.name, row.type]),
     '(dataset_id, namespace, name) DO NOTHING',
   );
-  await writeFacets(tx, 'run_facets', 'run_uuid', 'uuid', changes.runFacets, false);
-  await writeFacets(tx, 'job_facets', 'job_id', 'int', changes.jobFacets, true);
-  await writeFacets(tx, 'dataset_facets', 'dataset_id', 'int', changes.datasetFacets, true);
-  await bulkInsert(
-    tx,
+  writes.push(facetWrite('run_facets', 'run_uuid', 'uuid', changes.runFacets, false));
+  writes.push(facetWrite('job_facets', 'job_id', 'int', changes.jobFacets, true));
+  writes.push(facetWrite('dataset_facets', 'dataset_id', 'int', changes.datasetFacets, true));
+  add(
     'dq_assertions',
     [
       col('run_uuid', 'uuid'),
@@ -377,8 +386,7 @@ export async function writeChanges(tx: Queryable, changes: Changeset): Promise<v
        severity = EXCLUDED.severity, expected = EXCLUDED.expected, actual = EXCLUDED.actual,
        event_time = EXCLUDED.event_time WHERE EXCLUDED.event_time >= t.event_time`,
   );
-  await bulkInsert(
-    tx,
+  add(
     'dq_metrics',
     [
       col('run_uuid', 'uuid'),
@@ -390,16 +398,16 @@ export async function writeChanges(tx: Queryable, changes: Changeset): Promise<v
     `(run_uuid, dataset_id) DO UPDATE SET metrics = EXCLUDED.metrics, event_time = EXCLUDED.event_time
        WHERE EXCLUDED.event_time >= t.event_time`,
   );
+  await bulkWrite(db, writes);
 }
 
-async function writeFacets(
-  tx: Queryable,
+function facetWrite(
   table: string,
   entityColumn: string,
   entityType: 'uuid' | 'int',
   facets: Map<string, FacetUpsert>,
   withRun: boolean,
-): Promise<void> {
+): BulkWrite {
   const columns = [
     col(entityColumn, entityType),
     col('name', 'text'),
@@ -408,11 +416,10 @@ async function writeFacets(
     col('event_time', 'timestamptz'),
     ...(withRun ? [col('run_uuid', 'uuid')] : []),
   ];
-  await bulkInsert(
-    tx,
+  return {
     table,
     columns,
-    [...facets.values()].map((row) => [
+    rows: [...facets.values()].map((row) => [
       row.entity,
       row.name,
       row.hash,
@@ -421,6 +428,6 @@ async function writeFacets(
       ...(withRun ? [row.runUuid] : []),
     ]),
     // The same value seen again later becomes the latest again (A, then B, then A: A is current).
-    `(${entityColumn}, name, hash) DO UPDATE SET event_time = GREATEST(t.event_time, EXCLUDED.event_time)`,
-  );
+    conflict: `(${entityColumn}, name, hash) DO UPDATE SET event_time = GREATEST(t.event_time, EXCLUDED.event_time)`,
+  };
 }
