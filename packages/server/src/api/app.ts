@@ -14,6 +14,7 @@ import { registerIngestRoutes } from './ingest-routes.js';
 import { registerColumnLineageRoutes } from './column-lineage-routes.js';
 import { registerLineageRoutes } from './lineage-routes.js';
 import { registerReadRoutes } from './read-routes.js';
+import { registerWebRoutes } from './web-routes.js';
 
 /** What the HTTP layer needs from the rest of the server. */
 export interface AppDeps {
@@ -136,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerReadRoutes(app, deps);
   registerLineageRoutes(app, deps);
   registerColumnLineageRoutes(app, deps);
+  registerWebRoutes(app, deps);
   return app;
 }
 

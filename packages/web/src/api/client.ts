@@ -1,0 +1,124 @@
+import type {
+  ColumnLineageResponse,
+  CountBucket,
+  Dataset,
+  DatasetVersion,
+  Direction,
+  Job,
+  LineageEventsBucket,
+  LineageGraphResponse,
+  Namespace,
+  Run,
+  SearchResult,
+} from './types.js';
+
+/** Why a request to the server did not give data; `status` is 0 when the server could not be reached. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly path: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+
+  /** True when there is no such thing on the server, which the pages show as an empty state, not a failure. */
+  get notFound(): boolean {
+    return this.status === 404;
+  }
+}
+
+const segment = encodeURIComponent;
+
+/**
+ * GETs `path` under `/api/v1` of the server that served the page and returns the parsed JSON. Errors say what
+ * failed and what to do: the server's own message when it answered, a hint to start it when it did not.
+ */
+export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
+  const url = `/api/v1${path}`;
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { accept: 'application/json' }, ...(signal ? { signal } : {}) });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    throw new ApiError(
+      `Cannot reach the Headwater server at ${location.origin} (GET ${url}). Is \`headwater serve\` running?`,
+      0,
+      path,
+      { cause: error },
+    );
+  }
+  if (!response.ok) {
+    let message = `${response.status} ${response.statusText}`;
+    try {
+      const body = (await response.json()) as { message?: unknown };
+      if (typeof body.message === 'string') message = body.message;
+    } catch {
+      // A proxy's HTML error page: the status line says enough.
+    }
+    throw new ApiError(`GET ${url} failed: ${message}`, response.status, path);
+  }
+  return (await response.json()) as T;
+}
+
+const query = (params: Record<string, string | number | undefined>) => {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+};
+
+/** The typed client of the server's read API; one function per endpoint the explorer uses. */
+export const api = {
+  namespaces: (signal?: AbortSignal) =>
+    getJson<{ namespaces: Namespace[] }>('/namespaces?limit=10000', signal),
+  datasets: (namespace: string, limit = 200, signal?: AbortSignal) =>
+    getJson<{ datasets: Dataset[]; totalCount: number }>(
+      `/namespaces/${segment(namespace)}/datasets${query({ limit })}`,
+      signal,
+    ),
+  dataset: (namespace: string, name: string, signal?: AbortSignal) =>
+    getJson<Dataset>(`/namespaces/${segment(namespace)}/datasets/${segment(name)}`, signal),
+  datasetVersions: (namespace: string, name: string, limit = 100, signal?: AbortSignal) =>
+    getJson<{ versions: DatasetVersion[]; totalCount: number }>(
+      `/namespaces/${segment(namespace)}/datasets/${segment(name)}/versions${query({ limit })}`,
+      signal,
+    ),
+  jobs: (params: { namespace?: string; lastRunStates?: string; limit?: number }, signal?: AbortSignal) =>
+    getJson<{ jobs: Job[]; totalCount: number }>(
+      `${params.namespace === undefined ? '/jobs' : `/namespaces/${segment(params.namespace)}/jobs`}${query({
+        limit: params.limit ?? 200,
+        lastRunStates: params.lastRunStates,
+      })}`,
+      signal,
+    ),
+  job: (namespace: string, name: string, signal?: AbortSignal) =>
+    getJson<Job>(`/namespaces/${segment(namespace)}/jobs/${segment(name)}`, signal),
+  jobRuns: (namespace: string, name: string, limit = 100, signal?: AbortSignal) =>
+    getJson<{ runs: Run[]; totalCount?: number }>(
+      `/namespaces/${segment(namespace)}/jobs/${segment(name)}/runs${query({ limit })}`,
+      signal,
+    ),
+  run: (id: string, signal?: AbortSignal) => getJson<Run>(`/jobs/runs/${segment(id)}`, signal),
+  search: (q: string, limit = 20, signal?: AbortSignal) =>
+    getJson<{ results: SearchResult[]; totalCount: number }>(`/search${query({ q, limit })}`, signal),
+  lineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal) =>
+    getJson<LineageGraphResponse>(`/lineage${query({ nodeId, depth, direction })}`, signal),
+  columnLineage: (nodeId: string, depth: number, signal?: AbortSignal) =>
+    getJson<ColumnLineageResponse>(
+      `/column-lineage${query({ nodeId, depth, withDownstream: 'true' })}`,
+      signal,
+    ),
+  lineageEventStats: (period: 'DAY' | 'WEEK', signal?: AbortSignal) =>
+    getJson<LineageEventsBucket[]>(
+      `/stats/lineage-events${query({ period, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone })}`,
+      signal,
+    ),
+  countStats: (what: 'jobs' | 'datasets' | 'sources', signal?: AbortSignal) =>
+    getJson<CountBucket[]>(
+      `/stats/${what}${query({ period: 'DAY', timezone: Intl.DateTimeFormat().resolvedOptions().timeZone })}`,
+      signal,
+    ),
+};

@@ -1,0 +1,25 @@
+/** What the colours of the graph mean. */
+export function GraphLegend() {
+  return (
+    <ul className="legend" aria-label="Legend">
+      <li>
+        <span className="legend__swatch legend__swatch--completed" /> Job: last run completed
+      </li>
+      <li>
+        <span className="legend__swatch legend__swatch--failed" /> Job: last run failed
+      </li>
+      <li>
+        <span className="legend__swatch legend__swatch--running" /> Job: running
+      </li>
+      <li>
+        <span className="legend__swatch legend__swatch--dataset" /> Dataset
+      </li>
+      <li>
+        <span className="legend__line legend__line--failed" /> Path to a failed upstream job
+      </li>
+      <li>
+        <span className="legend__line legend__line--column" /> Column lineage
+      </li>
+    </ul>
+  );
+}

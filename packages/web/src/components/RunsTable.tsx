@@ -1,0 +1,59 @@
+import { Link } from 'react-router';
+import type { Run } from '../api/types.js';
+import { formatDuration, formatTime } from '../format.js';
+import { paths } from '../paths.js';
+import { RunStateBadge } from './RunStateBadge.js';
+
+/** A run with the job it belongs to, for lists that mix jobs. */
+export interface JobRun {
+  readonly namespace: string;
+  readonly job: string;
+  readonly run: Run;
+}
+
+/** Runs as a table: state, job, start, duration; each row links to its run page. */
+export function RunsTable({
+  runs,
+  label,
+  showJob = true,
+}: {
+  runs: readonly JobRun[];
+  label: string;
+  showJob?: boolean;
+}) {
+  return (
+    <table className="table" aria-label={label}>
+      <thead>
+        <tr>
+          <th>State</th>
+          {showJob && <th>Job</th>}
+          <th>Started</th>
+          <th>Duration</th>
+          <th>Run</th>
+        </tr>
+      </thead>
+      <tbody>
+        {runs.map(({ namespace, job, run }) => (
+          <tr key={run.id}>
+            <td>
+              <RunStateBadge state={run.state} />
+            </td>
+            {showJob && (
+              <td>
+                <Link to={paths.job(namespace, job)}>{job}</Link>
+                <div className="muted small">{namespace}</div>
+              </td>
+            )}
+            <td>{formatTime(run.startedAt ?? run.createdAt)}</td>
+            <td>{formatDuration(run.durationMs)}</td>
+            <td>
+              <Link className="mono small" to={paths.run(run.id)}>
+                {run.id.slice(0, 8)}
+              </Link>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,85 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { GraphBenchResult } from '../../src/routes/BenchGraphPage.js';
+
+/** Debian's Chromium; playwright never downloads a browser here. */
+export const chromiumPath = process.env.HEADWATER_CHROMIUM ?? '/usr/bin/chromium';
+
+export const screenshotDir = path.resolve(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  '..',
+  'test-results',
+  'screenshots',
+);
+
+/**
+ * Whether the browser tests can run. In CI a missing Chromium fails the run (CI must not skip what it is
+ * there to check); locally the tests are skipped with a message saying what to install.
+ */
+export function browserAvailable(): boolean {
+  if (existsSync(chromiumPath)) return true;
+  const message = `${chromiumPath} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser tests.`;
+  if (process.env.CI === 'true') throw new Error(`CI=true but ${message}`);
+  console.warn(`Skipping the browser tests: ${message}`);
+  return false;
+}
+
+/** A headless Chromium with a fresh profile, UTC and en-US so that screenshots and texts are stable. */
+export async function launchBrowser(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+  const profile = await mkdtemp(path.join(os.tmpdir(), 'headwater-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+      '--disable-quic',
+    ],
+    viewport: { width: 1440, height: 900 },
+    locale: 'en-US',
+    timezoneId: 'UTC',
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Saves a full-page screenshot as a test artifact: test-results/screenshots/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(screenshotDir, { recursive: true });
+  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
+}
+
+export type { GraphBenchResult };
+
+/**
+ * Opens `/bench/graph?nodes=N` of a running server and returns how long the generated graph took to lay out
+ * and render. For `npm run bench` and the browser test alike.
+ *
+ * @example
+ * const result = await measureGraphRender(page, 'http://127.0.0.1:5000', 2000);
+ */
+export async function measureGraphRender(
+  page: Page,
+  baseUrl: string,
+  nodes: number,
+): Promise<GraphBenchResult> {
+  await page.goto(`${baseUrl}/bench/graph?nodes=${nodes}`);
+  await page.waitForFunction(() => window.__headwaterBench !== undefined, undefined, { timeout: 60_000 });
+  return (await page.evaluate(() => window.__headwaterBench))!;
+}

@@ -1,0 +1,27 @@
+import { defineConfig } from 'vite';
+
+// No @vitejs/plugin-react: its releases pull a newer vite than the pinned 8.3.8, and the production build only
+// needs JSX compiled, which vite's own transformer (oxc) does. There is no fast refresh in `npm run dev -w
+// @headwater/web`; a reload is enough for this app.
+export default defineConfig({
+  root: import.meta.dirname,
+  base: '/',
+  oxc: { jsx: { runtime: 'automatic' } },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    // elkjs alone is ~1.5 MB minified; it is one lazily shared chunk, not worth a warning on every build.
+    chunkSizeWarningLimit: 2500,
+    rolldownOptions: {
+      onwarn(warning, warn) {
+        // React Server Components markers in @xyflow/react; meaningless in a client-only bundle.
+        if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return;
+        warn(warning);
+      },
+    },
+  },
+  server: {
+    // `npm run dev -w @headwater/web` against `headwater serve` on its default port.
+    proxy: { '/api': 'http://127.0.0.1:5000', '/healthcheck': 'http://127.0.0.1:5000' },
+  },
+});
