@@ -61,6 +61,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
       servers: [{ url: '/' }],
     },
+    // Shared schemas keep their $id (Run, DatasetData, ...) as component names instead of def-N.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, index) =>
+        typeof json.$id === 'string' ? json.$id : `def-${index}`,
+    },
   });
 
   // Ingest keeps the body as text: it is parsed once, validated, and stored as the event's JSON text.
