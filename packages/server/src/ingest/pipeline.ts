@@ -15,7 +15,29 @@ interface Pending {
   readonly events: readonly NormalizedEvent[];
   readonly resolve: (outcomes: EventOutcome[]) => void;
   readonly reject: (error: unknown) => void;
+  /** Commit this request in a group of its own (after a group it was part of failed). */
+  alone?: boolean;
 }
+
+/** A batch ready to be written: its new events, their first id, the model changes and each event's fate. */
+interface PreparedBatch {
+  readonly fresh: readonly NormalizedEvent[];
+  readonly firstId: number;
+  readonly changes: Changeset;
+  readonly outcomes: readonly EventOutcome[];
+}
+
+/** A failed write and the requests it carried. */
+interface FailedWrite {
+  readonly group: readonly Pending[];
+  readonly error: unknown;
+}
+
+/**
+ * Writes in flight at once: one executing and one prepared behind it, so that deriving the next batch
+ * overlaps the store's work on the current one.
+ */
+const MAX_WRITES_IN_FLIGHT = 2;
 
 /** Options of {@link IngestPipeline}. */
 export interface IngestPipelineOptions {
@@ -32,8 +54,14 @@ export interface IngestPipelineOptions {
 /**
  * The one write path of the server: HTTP, batch and file ingest (and any later stream consumer) submit
  * validated, normalised events here. Each submit resolves only after its events are committed: raw events and
- * the lineage model derived from them in the same transaction. One transaction runs at a time; everything
- * submitted meanwhile is committed together next, and every request in the group is then acknowledged.
+ * the lineage model derived from them in one atomic statement.
+ *
+ * Requests that arrive while a batch is being written are grouped into the next batch (group commit), so
+ * throughput grows with concurrency. Batches are written strictly in order, and the next one is prepared
+ * (deduplicated and derived) while the previous one is written: the writer's mirror of the model takes each
+ * changeset as soon as it is derived. If a write fails, the writes queued behind it do not run, the mirror is
+ * reloaded from the store, and the requests are retried one at a time, so one bad request fails alone and
+ * nothing unacknowledged is half-applied.
  */
 export class IngestPipeline {
   readonly #db: Db;
@@ -44,6 +72,14 @@ export class IngestPipeline {
   #queue: Pending[] = [];
   #running: Promise<void> | undefined;
   #closed = false;
+  /** Settles (never rejects) when each in-flight write has been handled. */
+  readonly #writes = new Set<Promise<void>>();
+  /** The last write issued: the next one runs only if it succeeded. */
+  #chain: Promise<void> = Promise.resolve();
+  #failed: FailedWrite[] = [];
+  /** Hashes of events in writes not yet committed, so a later batch does not store them again. */
+  readonly #inFlight = new Map<string, number>();
+  #lock: Promise<void> = Promise.resolve();
 
   constructor(db: Db, state: ModelState, options: IngestPipelineOptions = {}) {
     this.#db = db;
@@ -74,11 +110,19 @@ export class IngestPipeline {
   }
 
   /**
-   * Runs a write that does not come from events (a soft delete, a tag) between two commits, so that it and the
-   * writer's mirror of the model never see each other half-done. `fn` gets the store and the mirror.
+   * Runs a write that does not come from events (a soft delete, a tag) when no batch is being prepared or
+   * written, so that it and the writer's mirror of the model never see each other half-done. `fn` gets the
+   * store and the mirror.
    */
   exclusive<T>(fn: (db: Db, state: ModelState) => Promise<T>): Promise<T> {
-    const result = this.#lock.then(() => fn(this.#db, this.#state));
+    return this.#locked(async () => {
+      await Promise.all(this.#writes);
+      return fn(this.#db, this.#state);
+    });
+  }
+
+  #locked<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.#lock.then(fn);
     this.#lock = result.then(
       () => undefined,
       () => undefined,
@@ -86,58 +130,124 @@ export class IngestPipeline {
     return result;
   }
 
-  #lock: Promise<void> = Promise.resolve();
-
   /** Stops taking events and waits until everything already submitted is committed. */
   async close(): Promise<void> {
     this.#closed = true;
     while (this.#running) await this.#running;
   }
 
+  #takeGroup(): Pending[] {
+    const first = this.#queue.shift()!;
+    const group = [first];
+    if (first.alone) return group;
+    let size = first.events.length;
+    while (
+      this.#queue.length > 0 &&
+      !this.#queue[0]!.alone &&
+      size + this.#queue[0]!.events.length <= this.#maxBatchEvents
+    ) {
+      const next = this.#queue.shift()!;
+      group.push(next);
+      size += next.events.length;
+    }
+    return group;
+  }
+
   async #drain(): Promise<void> {
     // Let requests that arrive in the same tick join the first group.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    while (this.#queue.length > 0) {
-      const group: Pending[] = [];
-      let size = 0;
-      while (
-        this.#queue.length > 0 &&
-        (group.length === 0 || size + this.#queue[0]!.events.length <= this.#maxBatchEvents)
-      ) {
-        const next = this.#queue.shift()!;
-        group.push(next);
-        size += next.events.length;
+    for (;;) {
+      if (this.#failed.length > 0) await this.#recover();
+      if (this.#queue.length === 0) {
+        if (this.#writes.size === 0) return;
+        await Promise.race(this.#writes);
+        continue;
       }
+      while (this.#writes.size >= MAX_WRITES_IN_FLIGHT) await Promise.race(this.#writes);
+      if (this.#failed.length > 0) continue;
+      const group = this.#takeGroup();
+      const events = group.flatMap((pending) => pending.events);
+      let batch: PreparedBatch;
       try {
-        const outcomes = await this.exclusive(() => this.#commit(group.flatMap((pending) => pending.events)));
-        let offset = 0;
-        for (const pending of group) {
-          pending.resolve(outcomes.slice(offset, offset + pending.events.length));
-          offset += pending.events.length;
-        }
+        batch = await this.#locked(() => this.#prepare(events));
       } catch (error) {
-        if (group.length === 1) {
-          group[0]!.reject(error);
-          continue;
-        }
-        // One request's events made the group fail: commit each request alone so the others still land.
-        for (const pending of group) {
-          try {
-            pending.resolve(await this.exclusive(() => this.#commit(pending.events)));
-          } catch (single) {
-            pending.reject(single);
-          }
-        }
+        // Nothing was applied: a request that fails alone is rejected, the others are retried alone.
+        this.#requeue(group, error);
+        continue;
       }
+      const write = this.#chain.then(() =>
+        writeBatch(this.#db, batch.fresh, batch.firstId, this.#now(), batch.changes),
+      );
+      this.#chain = write;
+      const handled: Promise<void> = write
+        .then(
+          () => {
+            this.#forget(batch.fresh);
+            for (const listener of this.#listeners) listener(batch.changes);
+            let offset = 0;
+            for (const pending of group) {
+              pending.resolve(batch.outcomes.slice(offset, offset + pending.events.length));
+              offset += pending.events.length;
+            }
+          },
+          (error: unknown) => {
+            this.#forget(batch.fresh);
+            this.#failed.push({ group, error });
+          },
+        )
+        .finally(() => this.#writes.delete(handled));
+      this.#writes.add(handled);
     }
   }
 
-  async #commit(events: readonly NormalizedEvent[]): Promise<EventOutcome[]> {
-    const firstIndex = new Map<string, number>();
-    const unique: NormalizedEvent[] = [];
+  #forget(events: readonly NormalizedEvent[]): void {
     for (const event of events) {
-      if (!firstIndex.has(event.hash)) {
-        firstIndex.set(event.hash, unique.length);
+      const count = (this.#inFlight.get(event.hash) ?? 1) - 1;
+      if (count === 0) this.#inFlight.delete(event.hash);
+      else this.#inFlight.set(event.hash, count);
+    }
+  }
+
+  /** After a failed write: let the rest settle, reload the mirror, and retry the requests one by one. */
+  async #recover(): Promise<void> {
+    await Promise.all(this.#writes);
+    const failed = this.#failed;
+    this.#failed = [];
+    await this.#locked(async () => {
+      this.#state.clear();
+      await this.#state.load(this.#db);
+    });
+    this.#chain = Promise.resolve();
+    // The first failure is the culprit; the writes behind it never ran and are retried as they were.
+    const retry: Pending[] = [];
+    failed.forEach(({ group, error }, index) => {
+      if (index === 0) this.#requeue(group, error, retry);
+      else retry.push(...group);
+    });
+    this.#queue.unshift(...retry);
+  }
+
+  /** A request that failed in a group of its own is rejected; the requests of a larger group are retried alone. */
+  #requeue(group: readonly Pending[], error: unknown, into?: Pending[]): void {
+    if (group.length === 1) {
+      group[0]!.reject(error);
+      return;
+    }
+    for (const pending of group) pending.alone = true;
+    if (into) into.push(...group);
+    else this.#queue.unshift(...group);
+  }
+
+  /**
+   * Deduplicates a batch against the store and the writes in flight, derives its changes and applies them to
+   * the mirror. The write itself is issued by the caller, in order.
+   */
+  async #prepare(events: readonly NormalizedEvent[]): Promise<PreparedBatch> {
+    const unique: NormalizedEvent[] = [];
+    const seenInBatch = new Set<string>();
+    for (const event of events) {
+      if (!seenInBatch.has(event.hash)) {
+        seenInBatch.add(event.hash);
         unique.push(event);
       }
     }
@@ -147,28 +257,27 @@ export class IngestPipeline {
       if (event.run) runUuids.push(event.run.uuid);
       if (event.run?.parent) runUuids.push(event.run.parent.runUuid);
     }
-    // Two round trips per batch, whatever its size: read what is already stored, then write events and
-    // model in one statement (atomic on its own, so no BEGIN/COMMIT trips either).
     const { stored, runs } = await readBeforeWrite(
       this.#db,
       unique.map((event) => event.hash),
       state.missingRuns(runUuids),
     );
     state.addRuns(runs);
-    const fresh = unique.filter((event) => !stored.has(event.hash));
+    const fresh = unique.filter((event) => !stored.has(event.hash) && !this.#inFlight.has(event.hash));
     const changes = deriveChanges(state, fresh);
+    applyChangeset(state, changes);
+    for (const event of fresh) this.#inFlight.set(event.hash, (this.#inFlight.get(event.hash) ?? 0) + 1);
     const firstId = state.next.event;
     state.next.event += fresh.length;
-    await writeBatch(this.#db, fresh, firstId, this.#now(), changes);
-    applyChangeset(state, changes);
-    for (const listener of this.#listeners) listener(changes);
-    const seen = new Set<string>();
-    return events.map((event) => {
-      if (!stored.has(event.hash) && !seen.has(event.hash)) {
-        seen.add(event.hash);
+    const freshHashes = new Set(fresh.map((event) => event.hash));
+    const counted = new Set<string>();
+    const outcomes = events.map((event): EventOutcome => {
+      if (freshHashes.has(event.hash) && !counted.has(event.hash)) {
+        counted.add(event.hash);
         return 'stored';
       }
       return 'duplicate';
     });
+    return { fresh, firstId, changes, outcomes };
   }
 }

@@ -111,6 +111,10 @@ export class LruMap<K, V> {
     return this.#map.delete(key);
   }
 
+  clear(): void {
+    this.#map.clear();
+  }
+
   set(key: K, value: V): void {
     this.#map.delete(key);
     this.#map.set(key, value);
@@ -163,6 +167,24 @@ export class ModelState {
   /** Dataset version uuids by the text hashes of the facets that address them (a pure memo). */
   readonly versionMemo = new LruMap<string, string>(200_000);
   readonly next = { namespace: 1, source: 1, dataset: 1, job: 1, datasetVersion: 1, jobVersion: 1, event: 1 };
+
+  /** Forgets everything (before a {@link load} that rebuilds the mirror from the store). */
+  clear(): void {
+    for (const map of [
+      this.namespaces,
+      this.namespacesById,
+      this.sources,
+      this.datasets,
+      this.datasetsById,
+      this.jobs,
+      this.jobsById,
+      this.datasetVersions,
+      this.jobVersions,
+    ]) {
+      map.clear();
+    }
+    for (const lru of [this.runs, this.edges, this.facets, this.columnEdges, this.symlinks]) lru.clear();
+  }
 
   /** Loads the exact parts of the mirror from the store. */
   async load(db: Queryable): Promise<void> {
