@@ -10,6 +10,7 @@ import type { ColumnGraph } from '../graph/column-graph.js';
 import type { LineageGraph } from '../graph/lineage-graph.js';
 import type { Db } from '../store/db.js';
 import type { ModelState } from '../store/model-state.js';
+import { registerAnalysisRoutes } from './analysis-routes.js';
 import { registerIngestRoutes } from './ingest-routes.js';
 import { registerColumnLineageRoutes } from './column-lineage-routes.js';
 import { registerLineageRoutes } from './lineage-routes.js';
@@ -142,6 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerReadRoutes(app, deps);
   registerLineageRoutes(app, deps);
   registerColumnLineageRoutes(app, deps);
+  registerAnalysisRoutes(app, deps);
   registerWebRoutes(app, deps);
   return app;
 }

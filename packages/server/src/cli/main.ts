@@ -1,7 +1,12 @@
 #!/usr/bin/env node
 import { HeadwaterError } from '../errors.js';
 import { demoCommand } from './demo.js';
+import { diffCommand } from './diff.js';
+import { impactCommand } from './impact.js';
 import { ingestCommand } from './ingest.js';
+import { lineageCommand } from './lineage.js';
+import { rootCauseCommand } from './root-cause.js';
+import { schemaDiffCommand } from './schema-diff.js';
 import { serveCommand } from './serve.js';
 
 const usage = `headwater: an OpenLineage lineage server
@@ -10,12 +15,22 @@ Usage:
   headwater serve [--port 5000] [--host 127.0.0.1] [--data-dir ./.headwater] [--database-url URL] [--strict]
   headwater demo [--url http://127.0.0.1:5000] [--end-date 2025-03-14]
   headwater ingest FILE... [--url http://127.0.0.1:5000] [--batch-size 500]
+  headwater lineage NODE [--direction upstream|downstream|both] [--depth 20] [--json] [--url URL]
+  headwater root-cause NODE [--at TIME] [--json] [--url URL]
+  headwater impact NODE [--change latest|removed|typeChanged|none] [--fail-on breaking|any] [--json] [--url URL]
+  headwater schema-diff DATASET [--from VERSION --to VERSION] [--json] [--url URL]
+  headwater diff RUN_A RUN_B [--json] [--url URL]
   headwater --help`;
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
   serve: serveCommand,
   demo: demoCommand,
   ingest: ingestCommand,
+  lineage: lineageCommand,
+  'root-cause': rootCauseCommand,
+  impact: impactCommand,
+  'schema-diff': schemaDiffCommand,
+  diff: diffCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -1,0 +1,378 @@
+/**
+ * Root cause: why might a dataset (or a column) be wrong? Walks upstream and reports, nearest first, what went
+ * wrong on the way: failed or aborted runs, failing quality assertions, stale inputs and schema changes.
+ */
+import type { FieldRef } from '../graph/column-graph.js';
+import {
+  completedWrites,
+  currentVersionCreators,
+  latestFailedAssertions,
+  latestRunOfJobs,
+  runOutcomes,
+  versionsCreatedSince,
+  type AssertionRecord,
+  type RunOutcome,
+} from '../store/queries/analysis.js';
+import {
+  analysisNodeId,
+  compareText,
+  datasetNodeId,
+  jobNodeId,
+  type AnalysisNode,
+  type AnalysisSource,
+  type AnalysisTime,
+} from './context.js';
+import { diffSchemas, isEmptyChange, type SchemaChange } from './schema.js';
+import { nodesOfColumnWalk, walkColumns, walkJobGraph, type Reached } from './walk.js';
+
+/** What kind of problem a cause is, in the order causes at the same distance are listed. */
+export const CAUSE_KINDS = ['failedRun', 'failedAssertion', 'stale', 'schemaChange'] as const;
+export type CauseKind = (typeof CAUSE_KINDS)[number];
+
+/** A run, as a cause names it. */
+export interface CauseRun {
+  readonly id: string;
+  readonly state: string;
+  readonly startedAt: string | null;
+  readonly endedAt: string | null;
+}
+
+/** A failing assertion. */
+export interface CauseAssertion {
+  readonly assertion: string;
+  readonly column: string;
+  readonly severity: string | null;
+  readonly expected: string | null;
+  readonly actual: string | null;
+  readonly runId: string;
+  readonly at: string;
+}
+
+/** How late a dataset is. */
+export interface Staleness {
+  readonly lastWriteAt: string;
+  /** The median time between its last completed writes. */
+  readonly medianIntervalMs: number;
+  /** `at` minus the last write. */
+  readonly ageMs: number;
+  /** 1.5 x the median interval: older than this is stale. */
+  readonly thresholdMs: number;
+  /** How many completed writes the median was taken over. */
+  readonly writes: number;
+}
+
+/** A schema change, as a cause reports it. */
+export interface CauseSchemaChange extends SchemaChange {
+  readonly fromVersion: string;
+  readonly toVersion: string;
+  readonly createdAt: string;
+  readonly createdByRun: string | null;
+}
+
+/** One thing that may explain bad data, with where it is. Kind-specific fields are null (or empty) otherwise. */
+export interface Cause {
+  readonly kind: CauseKind;
+  /** The job (failedRun) or dataset (the other kinds). */
+  readonly nodeId: string;
+  /** Edges from the target: its writer is 1, the writer's inputs 2. */
+  readonly distance: number;
+  /** Node ids from the target to `nodeId` (columns, for a column target). */
+  readonly path: string[];
+  /** One line for people. */
+  readonly message: string;
+  /** The errorMessage facet's message of the failed run, else null. */
+  readonly errorMessage: string | null;
+  readonly run: CauseRun | null;
+  readonly assertions: CauseAssertion[];
+  readonly staleness: Staleness | null;
+  readonly schemaChange: CauseSchemaChange | null;
+}
+
+/** The answer of a root-cause analysis. */
+export interface RootCauseResult {
+  readonly target: string;
+  /** The moment looked at ("now" for staleness). */
+  readonly at: string;
+  /** When the target's last COMPLETED write ended: schema changes since then are reported. */
+  readonly lastGoodRunAt: string | null;
+  /** How many upstream nodes were checked (the target included). */
+  readonly checked: { readonly datasets: number; readonly jobs: number };
+  readonly causes: Cause[];
+}
+
+/** Options of {@link rootCause}. */
+export interface RootCauseOptions {
+  /**
+   * How many of a dataset's last completed writes its usual interval is the median of.
+   * @default 10
+   */
+  readonly writes?: number;
+  /**
+   * Stale when the last write is older than this many times the usual interval.
+   * @default 1.5
+   */
+  readonly staleFactor?: number;
+}
+
+/** Fewer completed writes than this say nothing about a usual interval (two writes are one interval). */
+const MIN_WRITES = 3;
+
+const iso = (time: Date | null): string | null => (time === null ? null : time.toISOString());
+const isFailed = (run: RunOutcome | undefined): run is RunOutcome =>
+  run !== undefined && (run.state === 'FAILED' || run.state === 'ABORTED');
+
+/** The median of a non-empty list of numbers. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * Whether a dataset is stale at `at`, given its completed write times newest first: the last write is older
+ * than `factor` times the median interval between them. Undefined when there are too few writes to tell.
+ */
+export function staleness(writes: readonly Date[], at: Date, factor = 1.5): Staleness | undefined {
+  if (writes.length < MIN_WRITES) return undefined;
+  const intervals = writes.slice(1).map((time, index) => writes[index]!.getTime() - time.getTime());
+  const medianIntervalMs = median(intervals);
+  const ageMs = at.getTime() - writes[0]!.getTime();
+  const thresholdMs = medianIntervalMs * factor;
+  if (ageMs <= thresholdMs) return undefined;
+  return {
+    lastWriteAt: writes[0]!.toISOString(),
+    medianIntervalMs,
+    ageMs,
+    thresholdMs,
+    writes: writes.length,
+  };
+}
+
+/** `93784000` -> `1d 2h 3m`. */
+export function formatDuration(ms: number): string {
+  const minutes = Math.round(Math.abs(ms) / 60_000);
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  const parts = [days > 0 ? `${days}d` : '', hours > 0 ? `${hours}h` : '', `${minutes % 60}m`];
+  return `${ms < 0 ? '-' : ''}${parts.filter(Boolean).join(' ')}`;
+}
+
+/** One line describing a schema change: `added a, b; removed c; type changed d (int -> bigint)`. */
+export function describeSchemaChange(change: SchemaChange): string {
+  const parts: string[] = [];
+  if (change.added.length > 0) parts.push(`added ${change.added.map((c) => c.name).join(', ')}`);
+  if (change.removed.length > 0) parts.push(`removed ${change.removed.map((c) => c.name).join(', ')}`);
+  if (change.typeChanged.length > 0) {
+    parts.push(
+      `type changed ${change.typeChanged.map((c) => `${c.name} (${c.fromType} -> ${c.toType})`).join(', ')}`,
+    );
+  }
+  return parts.join('; ') || 'no column changes';
+}
+
+/** The upstream datasets and jobs of a dataset or column target, nearest first, the target first of all. */
+export function upstreamOf(source: AnalysisSource, target: AnalysisNode): Reached[] {
+  if (target.kind === 'datasetField') {
+    const start: FieldRef = { datasetId: target.datasetId, field: target.field };
+    const columns = walkColumns(source.state, source.columnGraph, [start], 'upstream');
+    return nodesOfColumnWalk(source.state, source.graph, columns, 'upstream');
+  }
+  if (target.kind === 'job') throw new TypeError('a root cause is asked of a dataset or a column');
+  return walkJobGraph(source.state, source.graph, target, 'upstream');
+}
+
+/**
+ * Walks upstream of a dataset or column and reports what may explain bad data in it, nearest first (then in
+ * {@link CAUSE_KINDS} order, then by nodeId):
+ * - jobs whose latest run by `at` FAILED or ABORTED, and the run that created the target's current version if
+ *   it did;
+ * - datasets (the target included) whose latest quality assertions include failures;
+ * - datasets (the target included) not written by a COMPLETED run for over 1.5 x the median interval of
+ *   their last 10 completed writes;
+ * - versions of these datasets created after the target's last completed write (all of them if it never had
+ *   one), with what changed.
+ * Six queries in two rounds, whatever the size of the upstream graph.
+ */
+export async function rootCause(
+  source: AnalysisSource,
+  target: AnalysisNode,
+  time: AnalysisTime,
+  options: RootCauseOptions = {},
+): Promise<RootCauseResult> {
+  const { db, state } = source;
+  const { at } = time;
+  const reached = upstreamOf(source, target);
+  const targetDataset = target.kind === 'datasetField' ? target.datasetId : (target as { id: number }).id;
+  const datasets = reached.filter((r) => r.node.kind === 'dataset');
+  const jobs = reached.filter((r) => r.node.kind === 'job');
+  const datasetIds = datasets.map((r) => r.node.id);
+  const [latestRuns, creators, failedAssertions, writes] = await Promise.all([
+    latestRunOfJobs(
+      db,
+      jobs.map((r) => r.node.id),
+      at,
+    ),
+    currentVersionCreators(db, [targetDataset]),
+    latestFailedAssertions(db, datasetIds, at),
+    completedWrites(db, datasetIds, at, options.writes ?? 10),
+  ]);
+  const lastGood = writes.get(targetDataset)?.[0] ?? null;
+  const creatorUuid = creators.get(targetDataset);
+  const [versions, creatorRuns] = await Promise.all([
+    versionsCreatedSince(
+      db,
+      datasetIds,
+      datasetIds.map(() => lastGood),
+      at,
+    ),
+    runOutcomes(db, creatorUuid === undefined ? [] : [creatorUuid]),
+  ]);
+
+  const pathOf = (r: Reached) => r.path.map((node) => analysisNodeId(state, node));
+  // Every cause has every key, in one order: the JSON reads the same whatever the kind.
+  const cause = (
+    fields: Pick<Cause, 'kind' | 'nodeId' | 'distance' | 'path' | 'message'> & Partial<Cause>,
+  ) => ({
+    kind: fields.kind,
+    nodeId: fields.nodeId,
+    distance: fields.distance,
+    path: fields.path,
+    message: fields.message,
+    errorMessage: fields.errorMessage ?? null,
+    run: fields.run ?? null,
+    assertions: fields.assertions ?? [],
+    staleness: fields.staleness ?? null,
+    schemaChange: fields.schemaChange ?? null,
+  });
+  const causes: Cause[] = [];
+  const runCause = (r: Reached, run: RunOutcome): Cause =>
+    cause({
+      kind: 'failedRun',
+      nodeId: jobNodeId(state, run.jobId),
+      distance: r.distance,
+      path: pathOf(r),
+      message:
+        `${state.jobsById.get(run.jobId)?.name ?? run.jobId}: run ${run.uuid} ${run.state}` +
+        `${run.endedAt ? ` at ${run.endedAt.toISOString()}` : ''}` +
+        `${run.errorMessage ? `: ${run.errorMessage.split('\n')[0]}` : ''}`,
+      errorMessage: run.errorMessage,
+      run: { id: run.uuid, state: run.state, startedAt: iso(run.startedAt), endedAt: iso(run.endedAt) },
+    });
+  const reportedRuns = new Set<string>();
+  for (const r of jobs) {
+    const run = latestRuns.get(r.node.id);
+    if (!isFailed(run)) continue;
+    reportedRuns.add(run.uuid);
+    causes.push(runCause(r, run));
+  }
+  const creator = creatorUuid === undefined ? undefined : creatorRuns.get(creatorUuid);
+  if (isFailed(creator) && !reportedRuns.has(creator.uuid)) {
+    const start = reached[0]!;
+    causes.push(
+      runCause(
+        {
+          node: { kind: 'job', id: creator.jobId },
+          distance: 1,
+          path: [...start.path, { kind: 'job', id: creator.jobId }],
+        },
+        creator,
+      ),
+    );
+  }
+
+  const byDataset = new Map(datasets.map((r) => [r.node.id, r]));
+  const assertionsOf = new Map<number, AssertionRecord[]>();
+  for (const record of failedAssertions) {
+    let list = assertionsOf.get(record.datasetId);
+    if (!list) assertionsOf.set(record.datasetId, (list = []));
+    list.push(record);
+  }
+  for (const [datasetId, records] of assertionsOf) {
+    const r = byDataset.get(datasetId)!;
+    causes.push(
+      cause({
+        kind: 'failedAssertion',
+        nodeId: datasetNodeId(state, datasetId),
+        distance: r.distance,
+        path: pathOf(r),
+        message:
+          `${records.length} failing assertion${records.length === 1 ? '' : 's'} on ` +
+          `${state.datasetsById.get(datasetId)?.name ?? datasetId}: ` +
+          records
+            .map(
+              (a) =>
+                `${a.assertion}${a.column ? `(${a.column})` : ''} expected ${a.expected ?? '?'}, got ${a.actual ?? '?'}`,
+            )
+            .join('; '),
+        assertions: records.map((a) => ({
+          assertion: a.assertion,
+          column: a.column,
+          severity: a.severity,
+          expected: a.expected,
+          actual: a.actual,
+          runId: a.runUuid,
+          at: a.at.toISOString(),
+        })),
+      }),
+    );
+  }
+
+  for (const r of datasets) {
+    const late = staleness(writes.get(r.node.id) ?? [], at, options.staleFactor ?? 1.5);
+    if (!late) continue;
+    causes.push(
+      cause({
+        kind: 'stale',
+        nodeId: datasetNodeId(state, r.node.id),
+        distance: r.distance,
+        path: pathOf(r),
+        message:
+          `${state.datasetsById.get(r.node.id)?.name ?? r.node.id} last written ${late.lastWriteAt}, ` +
+          `${formatDuration(late.ageMs)} before ${at.toISOString()}; usually every ${formatDuration(late.medianIntervalMs)}`,
+        staleness: late,
+      }),
+    );
+  }
+
+  for (const version of versions) {
+    if (version.previousVersion === null || version.previousFields === null) continue;
+    const change = diffSchemas(version.previousFields, version.fields);
+    if (isEmptyChange(change)) continue;
+    const r = byDataset.get(version.datasetId)!;
+    causes.push(
+      cause({
+        kind: 'schemaChange',
+        nodeId: datasetNodeId(state, version.datasetId),
+        distance: r.distance,
+        path: pathOf(r),
+        message:
+          `${state.datasetsById.get(version.datasetId)?.name ?? version.datasetId} ` +
+          `${change.breaking ? 'breaking ' : ''}schema change at ${version.createdAt.toISOString()}: ` +
+          describeSchemaChange(change),
+        schemaChange: {
+          ...change,
+          fromVersion: version.previousVersion,
+          toVersion: version.version,
+          createdAt: version.createdAt.toISOString(),
+          createdByRun: version.createdByRun,
+        },
+      }),
+    );
+  }
+
+  const kindOrder = (kind: CauseKind) => CAUSE_KINDS.indexOf(kind);
+  causes.sort(
+    (a, b) =>
+      a.distance - b.distance ||
+      kindOrder(a.kind) - kindOrder(b.kind) ||
+      compareText(a.nodeId, b.nodeId) ||
+      compareText(a.schemaChange?.createdAt ?? '', b.schemaChange?.createdAt ?? ''),
+  );
+  return {
+    target: analysisNodeId(state, target),
+    at: at.toISOString(),
+    lastGoodRunAt: iso(lastGood),
+    checked: { datasets: datasets.length, jobs: jobs.length },
+    causes,
+  };
+}

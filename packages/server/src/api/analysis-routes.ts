@@ -1,0 +1,387 @@
+/**
+ * /api/v1/analysis/*: lineage analysis beyond Marquez (root cause, impact, schema diff, run diff, column
+ * paths). The questions are answered in src/analysis; this module parses node ids and times and documents
+ * the answers.
+ */
+import type { FastifyInstance } from 'fastify';
+import { columnPaths } from '../analysis/column-paths.js';
+import { resolveAnalysisNode, type AnalysisSource, type AnalysisTime } from '../analysis/context.js';
+import { IMPACT_CHANGES, impact, type ImpactChange } from '../analysis/impact.js';
+import { CAUSE_KINDS, rootCause } from '../analysis/root-cause.js';
+import { runDiff } from '../analysis/run-diff.js';
+import { schemaDiff } from '../analysis/schema-diff.js';
+import { HeadwaterError } from '../errors.js';
+import { runUuidOf } from '../ingest/ids.js';
+import { latestEventTime } from '../store/queries/analysis.js';
+import type { AppDeps } from './app.js';
+import { parseNodeId, type NodeId } from './node-id.js';
+import { plainJson, responses } from './shapes.js';
+
+// ---- schemas (documentation: responses are serialised with JSON.stringify, see plainJson) ------------------
+
+const string = { type: 'string' } as const;
+const nullableString = { type: ['string', 'null'] } as const;
+const time = { type: 'string', format: 'date-time' } as const;
+const nullableTime = { type: ['string', 'null'], format: 'date-time' } as const;
+const integer = { type: 'integer' } as const;
+const nullableNumber = { type: ['number', 'null'] } as const;
+const boolean = { type: 'boolean' } as const;
+const strings = { type: 'array', items: string } as const;
+const arrayOf = (items: unknown) => ({ type: 'array', items }) as const;
+const nullable = (schema: unknown) => ({ anyOf: [schema, { type: 'null' }] }) as const;
+
+function object(properties: Record<string, unknown>, description?: string) {
+  return {
+    type: 'object',
+    properties,
+    required: Object.keys(properties),
+    additionalProperties: false,
+    ...(description ? { description } : {}),
+  } as const;
+}
+
+const owner = object({ name: string, type: nullableString });
+const ownerRollup = object({ name: string, type: nullableString, nodes: strings });
+const column = object({ name: string, type: nullableString });
+const typeChange = object({ name: string, fromType: nullableString, toType: nullableString });
+const schemaChangeProperties = {
+  added: arrayOf(column),
+  removed: arrayOf(column),
+  typeChanged: arrayOf(typeChange),
+  breaking: { ...boolean, description: 'A column was removed or changed type' },
+};
+const schemaChange = object(schemaChangeProperties);
+const transformation = object({
+  type: string,
+  subtype: string,
+  description: nullableString,
+  masking: boolean,
+});
+const columnHop = object({ origin: string, destination: string, transformations: arrayOf(transformation) });
+const numberChange = object({ from: nullableNumber, to: nullableNumber, change: nullableNumber });
+
+const nodeIdParam = {
+  type: 'string',
+  description:
+    'dataset:<namespace>:<name>, datasetField:<namespace>:<dataset>:<field> or job:<namespace>:<name>',
+} as const;
+
+const rootCauseSchema = object({
+  target: string,
+  at: { ...time, description: 'The moment looked at: "now" for staleness' },
+  lastGoodRunAt: { ...nullableTime, description: "End of the target's last COMPLETED write" },
+  checked: object({ datasets: integer, jobs: integer }),
+  causes: arrayOf(
+    object({
+      kind: { type: 'string', enum: CAUSE_KINDS },
+      nodeId: string,
+      distance: { ...integer, description: 'Edges from the target' },
+      path: { ...strings, description: 'Node ids from the target to nodeId' },
+      message: string,
+      errorMessage: nullableString,
+      run: nullable(object({ id: string, state: string, startedAt: nullableTime, endedAt: nullableTime })),
+      assertions: arrayOf(
+        object({
+          assertion: string,
+          column: string,
+          severity: nullableString,
+          expected: nullableString,
+          actual: nullableString,
+          runId: string,
+          at: time,
+        }),
+      ),
+      staleness: nullable(
+        object({
+          lastWriteAt: time,
+          medianIntervalMs: { type: 'number' },
+          ageMs: { type: 'number' },
+          thresholdMs: { type: 'number' },
+          writes: integer,
+        }),
+      ),
+      schemaChange: nullable(
+        object({
+          ...schemaChangeProperties,
+          fromVersion: string,
+          toVersion: string,
+          createdAt: time,
+          createdByRun: nullableString,
+        }),
+      ),
+    }),
+  ),
+});
+
+const impactSchema = object({
+  start: string,
+  change: { type: 'string', enum: IMPACT_CHANGES },
+  changes: arrayOf(
+    object({
+      dataset: string,
+      fromVersion: nullableString,
+      toVersion: nullableString,
+      ...schemaChangeProperties,
+      brokenColumns: strings,
+    }),
+  ),
+  breaking: { ...boolean, description: 'Some downstream node is at level breaking' },
+  nodes: arrayOf(
+    object({
+      nodeId: string,
+      kind: { type: 'string', enum: ['dataset', 'job'] },
+      distance: integer,
+      level: { type: 'string', enum: ['breaking', 'direct', 'indirect'] },
+      path: strings,
+      owners: arrayOf(owner),
+      columns: strings,
+      breakingColumns: strings,
+    }),
+  ),
+  owners: arrayOf(ownerRollup),
+});
+
+const versionRef = object({ version: string, createdAt: time });
+const schemaDiffSchema = object({
+  dataset: string,
+  from: versionRef,
+  to: versionRef,
+  ...schemaChangeProperties,
+  reach: arrayOf(
+    object({ nodeId: string, dataset: string, distance: integer, path: strings, owners: arrayOf(owner) }),
+  ),
+  jobs: arrayOf(object({ nodeId: string, distance: integer, owners: arrayOf(owner) })),
+  owners: arrayOf(ownerRollup),
+});
+
+const runSummary = object({
+  id: string,
+  job: string,
+  state: string,
+  startedAt: nullableTime,
+  endedAt: nullableTime,
+  durationMs: { type: ['integer', 'null'] },
+});
+const datasetDiff = object({
+  dataset: string,
+  status: { type: 'string', enum: ['added', 'removed', 'unchanged', 'versionChanged'] },
+  fromVersion: nullableString,
+  toVersion: nullableString,
+  schemaChange: nullable(schemaChange),
+  rowCount: numberChange,
+});
+const edgeChange = object({ direction: { type: 'string', enum: ['input', 'output'] }, dataset: string });
+const runDiffSchema = object({
+  from: runSummary,
+  to: runSummary,
+  sameJob: boolean,
+  duration: numberChange,
+  inputs: arrayOf(datasetDiff),
+  outputs: arrayOf(datasetDiff),
+  edges: object({ added: arrayOf(edgeChange), removed: arrayOf(edgeChange) }),
+  assertions: arrayOf(
+    object({ dataset: string, assertion: string, column: string, from: boolean, to: boolean }),
+  ),
+});
+
+const columnPathsSchema = object({
+  start: string,
+  direction: { type: 'string', enum: ['upstream', 'downstream'] },
+  columns: arrayOf(
+    object({
+      nodeId: string,
+      dataset: string,
+      field: string,
+      distance: integer,
+      path: strings,
+      hops: arrayOf(columnHop),
+    }),
+  ),
+  edges: arrayOf(columnHop),
+});
+
+// ---- helpers -----------------------------------------------------------------------------------------------
+
+type NamedNode = Exclude<NodeId, { type: 'run' }>;
+
+/** Parses an analysis nodeId: a dataset, column or (where `jobs`) job, without a version. */
+function parseAnalysisNodeId(nodeId: string, jobs: boolean): NamedNode {
+  const node = parseNodeId(nodeId);
+  if (node.type === 'run' || (node.type === 'job' && !jobs)) {
+    throw new HeadwaterError(
+      'INVALID_NODE_ID',
+      `This analysis starts at a dataset or a column${jobs ? ' or a job' : ''}; got ${JSON.stringify(nodeId)}.`,
+    );
+  }
+  if (node.version !== undefined) {
+    throw new HeadwaterError(
+      'INVALID_NODE_ID',
+      `Analysis looks at the current lineage: drop the #<version> from ${JSON.stringify(nodeId)}.`,
+    );
+  }
+  return node;
+}
+
+/** Registers the analysis routes. */
+export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const source: AnalysisSource = {
+    db: deps.db,
+    state: deps.state,
+    graph: deps.graph,
+    columnGraph: deps.columnGraph,
+  };
+  const timeOf = async (at: string | undefined): Promise<AnalysisTime> => {
+    if (at !== undefined) return { at: new Date(at) };
+    return { at: (await latestEventTime(deps.db)) ?? new Date() };
+  };
+
+  app.get<{ Querystring: { nodeId: string; at?: string } }>(
+    '/api/v1/analysis/root-cause',
+    {
+      ...plainJson,
+      schema: {
+        tags: ['Analysis'],
+        summary:
+          'Why a dataset or column may be wrong: failed runs, failed assertions, stale data, schema changes',
+        description:
+          'Walks upstream and lists, nearest first, jobs whose latest run failed or aborted, datasets whose ' +
+          'latest assertions failed, datasets not written for over 1.5 x their usual interval (the median of ' +
+          'their last 10 completed writes), and schema changes since the target was last written, each with the ' +
+          'path from the target.',
+        querystring: {
+          type: 'object',
+          required: ['nodeId'],
+          properties: {
+            nodeId: { ...nodeIdParam, description: 'dataset:<namespace>:<name> or datasetField:...:<field>' },
+            at: { ...time, description: '"Now" for staleness; default: the newest event time in the store' },
+          },
+        },
+        response: responses(rootCauseSchema, 400, 404),
+      },
+    },
+    async (request) => {
+      const node = resolveAnalysisNode(deps.state, parseAnalysisNodeId(request.query.nodeId, false));
+      return rootCause(source, node, await timeOf(request.query.at));
+    },
+  );
+
+  app.get<{ Querystring: { nodeId: string; change: ImpactChange } }>(
+    '/api/v1/analysis/impact',
+    {
+      ...plainJson,
+      schema: {
+        tags: ['Analysis'],
+        summary: 'Everything downstream of a dataset, column or job, with owners, columns and impact level',
+        description:
+          'Levels: breaking (a removed or type-changed column reaches the node through column lineage), direct ' +
+          '(at most two edges away), indirect. `change=latest` (default) considers the change between the ' +
+          "two newest versions of the start dataset (a job's outputs); removed/typeChanged take the start " +
+          'column(s) as removed or changed; none considers no change.',
+        querystring: {
+          type: 'object',
+          required: ['nodeId'],
+          properties: {
+            nodeId: nodeIdParam,
+            change: { type: 'string', enum: IMPACT_CHANGES, default: 'latest' },
+          },
+        },
+        response: responses(impactSchema, 400, 404),
+      },
+    },
+    async (request) => {
+      const node = resolveAnalysisNode(deps.state, parseAnalysisNodeId(request.query.nodeId, true));
+      return impact(source, node, request.query.change, await timeOf(undefined));
+    },
+  );
+
+  app.get<{ Querystring: { dataset: string; from?: string; to?: string } }>(
+    '/api/v1/analysis/schema-diff',
+    {
+      ...plainJson,
+      schema: {
+        tags: ['Analysis'],
+        summary: 'Columns added, removed and type-changed between two versions of a dataset, and their reach',
+        description:
+          'Removals and type changes are breaking; for them, the downstream columns reached through column ' +
+          'lineage, the jobs in between and the owners. Without from and to: the two newest versions.',
+        querystring: {
+          type: 'object',
+          required: ['dataset'],
+          properties: {
+            dataset: { type: 'string', description: 'dataset:<namespace>:<name>' },
+            from: { type: 'string', format: 'uuid', description: 'The older version' },
+            to: { type: 'string', format: 'uuid', description: 'The newer version; default: the newest' },
+          },
+        },
+        response: responses(schemaDiffSchema, 400, 404),
+      },
+    },
+    async (request) => {
+      const parsed = parseAnalysisNodeId(request.query.dataset, false);
+      if (parsed.type !== 'dataset') {
+        throw new HeadwaterError('INVALID_NODE_ID', 'dataset must be a dataset:<namespace>:<name> nodeId.');
+      }
+      const node = resolveAnalysisNode(deps.state, parsed);
+      return schemaDiff(source, (node as { id: number }).id, {
+        from: request.query.from,
+        to: request.query.to,
+      });
+    },
+  );
+
+  app.get<{ Querystring: { from: string; to: string } }>(
+    '/api/v1/analysis/run-diff',
+    {
+      ...plainJson,
+      schema: {
+        tags: ['Analysis'],
+        summary: 'What differs between two runs: dataset versions, schemas, assertions, duration, row counts',
+        querystring: {
+          type: 'object',
+          required: ['from', 'to'],
+          properties: {
+            from: { type: 'string', description: 'The earlier run id' },
+            to: { type: 'string', description: 'The later run id' },
+          },
+        },
+        response: responses(runDiffSchema, 400, 404),
+      },
+    },
+    (request) => runDiff(source, runUuidOf(request.query.from), runUuidOf(request.query.to)),
+  );
+
+  app.get<{ Querystring: { nodeId: string; direction: 'upstream' | 'downstream'; depth: number } }>(
+    '/api/v1/analysis/column-paths',
+    {
+      ...plainJson,
+      schema: {
+        tags: ['Analysis'],
+        summary: 'Columns upstream or downstream of a column, with the transformations along each path',
+        description:
+          'Every column reached within depth hops, with a shortest path and the transformations of each hop, ' +
+          'and every column-lineage edge between the columns reached. A dataset nodeId starts from all its columns.',
+        querystring: {
+          type: 'object',
+          required: ['nodeId'],
+          properties: {
+            nodeId: {
+              ...nodeIdParam,
+              description: 'datasetField:<namespace>:<dataset>:<field> or dataset:...',
+            },
+            direction: { type: 'string', enum: ['upstream', 'downstream'], default: 'upstream' },
+            depth: { type: 'integer', minimum: 0, maximum: 1000, default: 20 },
+          },
+        },
+        response: responses(columnPathsSchema, 400, 404),
+      },
+    },
+    (request) => {
+      const node = resolveAnalysisNode(deps.state, parseAnalysisNodeId(request.query.nodeId, false));
+      const starts =
+        node.kind === 'datasetField'
+          ? [{ datasetId: node.datasetId, field: node.field }]
+          : deps.columnGraph.fieldsOf((node as { id: number }).id);
+      return columnPaths(source, request.query.nodeId, starts, request.query.direction, request.query.depth);
+    },
+  );
+}

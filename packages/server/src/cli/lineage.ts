@@ -1,0 +1,115 @@
+import type { ColumnPathsResult } from '../analysis/column-paths.js';
+import { CliError, DEFAULT_SERVER_URL, type CommandIo } from './http.js';
+import { formatTable, getJson, runClientCommand, shortId, writeJson } from './table.js';
+
+const usage = `Usage: headwater lineage NODE [--direction upstream|downstream|both] [--depth 20] [--json]
+                         [--url ${DEFAULT_SERVER_URL}]
+
+The lineage of a dataset or job (GET /api/v1/lineage; default direction both), or of a column
+(datasetField:<namespace>:<dataset>:<field>, GET /api/v1/analysis/column-paths; default upstream) with the
+transformations along each path.`;
+
+interface LineageGraphJson {
+  graph: { id: string; type: string; inEdges: { origin: string }[]; outEdges: { destination: string }[] }[];
+}
+
+/** Breadth-first distances from `start` along `next`. */
+function distances(start: string, next: (id: string) => string[]): Map<string, number> {
+  const result = new Map([[start, 0]]);
+  let frontier = [start];
+  while (frontier.length > 0) {
+    const following: string[] = [];
+    for (const id of frontier) {
+      for (const neighbour of next(id)) {
+        if (result.has(neighbour)) continue;
+        result.set(neighbour, result.get(id)! + 1);
+        following.push(neighbour);
+      }
+    }
+    frontier = following;
+  }
+  return result;
+}
+
+/** `headwater lineage NODE`: a node's lineage as a table of nodes by distance (or the JSON answer). */
+export function lineageCommand(args: string[], io?: CommandIo): Promise<number> {
+  return runClientCommand(
+    'lineage',
+    usage,
+    args,
+    io,
+    { direction: { type: 'string' }, depth: { type: 'string' } },
+    1,
+    async (context) => {
+      const nodeId = context.positionals[0]!;
+      const depth = context.values.depth ?? '20';
+      if (!/^\d+$/.test(depth))
+        throw new CliError(`--depth must be a whole number; got ${JSON.stringify(depth)}.`, 2);
+      const isColumn = nodeId.startsWith('datasetField:');
+      const direction = context.values.direction ?? (isColumn ? 'upstream' : 'both');
+      const allowed = isColumn ? ['upstream', 'downstream'] : ['upstream', 'downstream', 'both'];
+      if (!allowed.includes(direction)) {
+        throw new CliError(
+          `--direction must be ${allowed.join(' or ')}; got ${JSON.stringify(direction)}.`,
+          2,
+        );
+      }
+      const out = context.io.stdout;
+      if (isColumn) {
+        const result = await getJson<ColumnPathsResult>(context.url, '/api/v1/analysis/column-paths', {
+          nodeId,
+          direction,
+          depth,
+        });
+        if (context.json) {
+          writeJson(context.io, result);
+          return 0;
+        }
+        out.write(`Columns ${direction} of ${result.start}\n\n`);
+        if (result.columns.length === 0) out.write('None.\n');
+        else {
+          out.write(
+            formatTable(
+              ['DIST', 'COLUMN', 'TRANSFORMATIONS ALONG THE PATH'],
+              result.columns.map((column) => [
+                String(column.distance),
+                shortId(column.nodeId),
+                column.hops
+                  .map((hop) => hop.transformations.map((t) => `${t.type}/${t.subtype}`).join('+') || '?')
+                  .join(' > '),
+              ]),
+            ),
+          );
+        }
+        return 0;
+      }
+      const result = await getJson<LineageGraphJson>(context.url, '/api/v1/lineage', {
+        nodeId,
+        direction,
+        depth,
+      });
+      if (context.json) {
+        writeJson(context.io, result);
+        return 0;
+      }
+      const nodes = new Map(result.graph.map((node) => [node.id, node]));
+      const up = distances(nodeId, (id) => (nodes.get(id)?.inEdges ?? []).map((edge) => edge.origin));
+      const down = distances(nodeId, (id) => (nodes.get(id)?.outEdges ?? []).map((edge) => edge.destination));
+      const rows: string[][] = [];
+      for (const [label, map] of [
+        ['upstream', up],
+        ['downstream', down],
+      ] as const) {
+        if (direction !== 'both' && direction !== label) continue;
+        for (const [id, distance] of [...map].sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))) {
+          if (distance > 0) rows.push([label, String(distance), nodes.get(id)?.type ?? '', shortId(id)]);
+        }
+      }
+      out.write(`Lineage of ${nodeId} (${direction}, depth ${depth})\n\n`);
+      out.write(
+        rows.length === 0 ? 'No lineage.\n' : formatTable(['DIRECTION', 'DIST', 'TYPE', 'NODE'], rows),
+      );
+      return 0;
+    },
+  );
+}

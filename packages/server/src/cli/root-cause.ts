@@ -1,0 +1,51 @@
+import type { RootCauseResult } from '../analysis/root-cause.js';
+import { DEFAULT_SERVER_URL, type CommandIo } from './http.js';
+import { formatTable, getJson, runClientCommand, shortId, writeJson } from './table.js';
+
+const usage = `Usage: headwater root-cause NODE [--at TIME] [--json] [--url ${DEFAULT_SERVER_URL}]
+
+Why a dataset or column may be wrong: walks upstream and lists, nearest first, failed or aborted runs,
+failing quality assertions, stale datasets and schema changes, with the path from NODE.
+NODE is dataset:<namespace>:<name> or datasetField:<namespace>:<dataset>:<field>. --at is "now" for
+staleness (default: the newest event in the store).`;
+
+/**
+ * `headwater root-cause NODE`: GET /api/v1/analysis/root-cause as a table (or the JSON answer with --json).
+ * Returns 0, 1 when the server cannot answer, 2 for usage errors.
+ */
+export function rootCauseCommand(args: string[], io?: CommandIo): Promise<number> {
+  return runClientCommand('root-cause', usage, args, io, { at: { type: 'string' } }, 1, async (context) => {
+    const result = await getJson<RootCauseResult>(context.url, '/api/v1/analysis/root-cause', {
+      nodeId: context.positionals[0],
+      at: context.values.at,
+    });
+    if (context.json) {
+      writeJson(context.io, result);
+      return 0;
+    }
+    const out = context.io.stdout;
+    out.write(
+      `Root cause of ${result.target} at ${result.at}\n` +
+        `Last completed write: ${result.lastGoodRunAt ?? 'never'}; checked ${result.checked.datasets} datasets ` +
+        `and ${result.checked.jobs} jobs upstream.\n\n`,
+    );
+    if (result.causes.length === 0) {
+      out.write('No failed runs, failing assertions, stale datasets or schema changes upstream.\n');
+      return 0;
+    }
+    out.write(
+      formatTable(
+        ['DIST', 'KIND', 'NODE', 'WHAT'],
+        result.causes.map((cause) => [
+          String(cause.distance),
+          cause.kind,
+          shortId(cause.nodeId),
+          cause.message,
+        ]),
+      ),
+    );
+    out.write('\nPaths:\n');
+    for (const cause of result.causes) out.write(`  ${cause.path.map(shortId).join(' <- ')}\n`);
+    return 0;
+  });
+}

@@ -1,0 +1,297 @@
+/**
+ * The SQL of lineage analysis (src/analysis): batched reads keyed by lists of ids (`= ANY($1)` or `unnest`),
+ * one query per kind of fact whatever the number of nodes. Every time-based read is bounded by `at`, the
+ * moment the analysis looks at, so that an as-of analysis can reuse them unchanged.
+ */
+import type { Queryable } from '../db.js';
+
+/** A run as analysis reports it. */
+export interface RunOutcome {
+  readonly uuid: string;
+  readonly jobId: number;
+  readonly state: string;
+  readonly startedAt: Date | null;
+  readonly endedAt: Date | null;
+  /** `message` of the run's latest errorMessage facet. */
+  readonly errorMessage: string | null;
+}
+
+const OUTCOME_COLUMNS = `r.uuid::text AS uuid, r.job_id AS "jobId", r.state,
+  COALESCE(r.started_at, r.first_running_at) AS "startedAt", r.ended_at AS "endedAt",
+  (SELECT f.facet ->> 'message' FROM run_facets f WHERE f.run_uuid = r.uuid AND f.name = 'errorMessage'
+   ORDER BY f.event_time DESC, f.hash DESC LIMIT 1) AS "errorMessage"`;
+
+/** The time of the newest stored event, or null for an empty store. */
+export async function latestEventTime(db: Queryable): Promise<Date | null> {
+  const [row] = await db.query<{ at: Date | null }>('SELECT max(event_time) AS at FROM events');
+  return row?.at ?? null;
+}
+
+/**
+ * The newest run of each job that had begun by `at` (by Marquez's startedAt, as run lists order runs), with its
+ * error message: job id -> run. Jobs without such a run are absent.
+ */
+export async function latestRunOfJobs(
+  db: Queryable,
+  jobIds: readonly number[],
+  at: Date,
+): Promise<Map<number, RunOutcome>> {
+  if (jobIds.length === 0) return new Map();
+  const rows = await db.query<RunOutcome>(
+    `SELECT ${OUTCOME_COLUMNS} FROM unnest($1::int[]) AS wanted(job_id)
+     CROSS JOIN LATERAL (
+       SELECT r.uuid FROM runs r WHERE r.job_id = wanted.job_id AND r.created_at <= $2
+       ORDER BY COALESCE(r.started_at, r.first_running_at) DESC NULLS LAST, r.created_at DESC, r.uuid
+       LIMIT 1) latest
+     JOIN runs r ON r.uuid = latest.uuid`,
+    [jobIds, at.toISOString()],
+  );
+  return new Map(rows.map((row) => [row.jobId, row]));
+}
+
+/** Runs by uuid with their error messages; unknown uuids are absent. */
+export async function runOutcomes(db: Queryable, uuids: readonly string[]): Promise<Map<string, RunOutcome>> {
+  if (uuids.length === 0) return new Map();
+  const rows = await db.query<RunOutcome>(
+    `SELECT ${OUTCOME_COLUMNS} FROM runs r WHERE r.uuid = ANY($1::uuid[])`,
+    [uuids],
+  );
+  return new Map(rows.map((row) => [row.uuid, row]));
+}
+
+/** The run that created the current version of each dataset: dataset id -> run uuid (absent when none did). */
+export async function currentVersionCreators(
+  db: Queryable,
+  datasetIds: readonly number[],
+): Promise<Map<number, string>> {
+  if (datasetIds.length === 0) return new Map();
+  const rows = await db.query<{ id: number; run: string }>(
+    `SELECT d.id, v.created_by_run::text AS run FROM datasets d JOIN dataset_versions v ON v.id = d.current_version_id
+     WHERE d.id = ANY($1::int[]) AND v.created_by_run IS NOT NULL`,
+    [datasetIds],
+  );
+  return new Map(rows.map((row) => [row.id, row.run]));
+}
+
+/** A data-quality assertion result. */
+export interface AssertionRecord {
+  readonly datasetId: number;
+  readonly runUuid: string;
+  readonly assertion: string;
+  /** '' when the assertion is about the whole dataset. */
+  readonly column: string;
+  readonly success: boolean;
+  readonly severity: string | null;
+  readonly expected: string | null;
+  readonly actual: string | null;
+  readonly at: Date;
+}
+
+const ASSERTION_COLUMNS = `a.dataset_id AS "datasetId", a.run_uuid::text AS "runUuid", a.assertion,
+  a.column_name AS column, a.success, a.severity, a.expected, a.actual, a.event_time AS at`;
+
+/**
+ * The failing assertions among the latest results of each dataset: per dataset, the run that last reported
+ * assertions on it by `at`, and of that run's assertions the ones that failed, by assertion and column.
+ */
+export async function latestFailedAssertions(
+  db: Queryable,
+  datasetIds: readonly number[],
+  at: Date,
+): Promise<AssertionRecord[]> {
+  if (datasetIds.length === 0) return [];
+  return db.query<AssertionRecord>(
+    `SELECT ${ASSERTION_COLUMNS} FROM unnest($1::int[]) AS wanted(dataset_id)
+     CROSS JOIN LATERAL (
+       SELECT run_uuid FROM dq_assertions
+       WHERE dataset_id = wanted.dataset_id AND event_time <= $2
+       ORDER BY event_time DESC, run_uuid DESC LIMIT 1) latest
+     JOIN dq_assertions a ON a.run_uuid = latest.run_uuid AND a.dataset_id = wanted.dataset_id
+     WHERE NOT a.success
+     ORDER BY a.dataset_id, a.assertion, a.column_name`,
+    [datasetIds, at.toISOString()],
+  );
+}
+
+/** The assertions the runs reported, ordered by run, dataset, assertion and column. */
+export function runAssertions(db: Queryable, uuids: readonly string[]): Promise<AssertionRecord[]> {
+  if (uuids.length === 0) return Promise.resolve([]);
+  return db.query<AssertionRecord>(
+    `SELECT ${ASSERTION_COLUMNS} FROM dq_assertions a WHERE a.run_uuid = ANY($1::uuid[])
+     ORDER BY a.run_uuid, a.dataset_id, a.assertion, a.column_name`,
+    [uuids],
+  );
+}
+
+/**
+ * When the last `perDataset` COMPLETED runs that wrote each dataset ended, by `at`, newest first: dataset id ->
+ * end times. Datasets no completed run wrote are absent.
+ */
+export async function completedWrites(
+  db: Queryable,
+  datasetIds: readonly number[],
+  at: Date,
+  perDataset: number,
+): Promise<Map<number, Date[]>> {
+  const result = new Map<number, Date[]>();
+  if (datasetIds.length === 0) return result;
+  const rows = await db.query<{ id: number; endedAt: Date }>(
+    `SELECT wanted.id, w.ended_at AS "endedAt" FROM unnest($1::int[]) AS wanted(id)
+     CROSS JOIN LATERAL (
+       SELECT r.ended_at FROM run_io io JOIN runs r ON r.uuid = io.run_uuid
+       WHERE io.dataset_id = wanted.id AND io.direction = 1 AND r.state = 'COMPLETED' AND r.ended_at <= $2
+       ORDER BY r.ended_at DESC LIMIT $3) w
+     ORDER BY wanted.id, w.ended_at DESC`,
+    [datasetIds, at.toISOString(), perDataset],
+  );
+  for (const row of rows) {
+    let list = result.get(row.id);
+    if (!list) result.set(row.id, (list = []));
+    list.push(row.endedAt);
+  }
+  return result;
+}
+
+/** A dataset version with the fields of the version before it. */
+export interface VersionChangeRecord {
+  readonly datasetId: number;
+  readonly version: string;
+  readonly createdAt: Date;
+  readonly createdByRun: string | null;
+  readonly fields: unknown[];
+  readonly previousVersion: string | null;
+  readonly previousFields: unknown[] | null;
+}
+
+/**
+ * The versions of each dataset created after its `since` time (null: ever) and by `at`, each with the
+ * version before it, oldest first per dataset.
+ */
+export function versionsCreatedSince(
+  db: Queryable,
+  datasetIds: readonly number[],
+  since: readonly (Date | null)[],
+  at: Date,
+): Promise<VersionChangeRecord[]> {
+  if (datasetIds.length === 0) return Promise.resolve([]);
+  return db.query<VersionChangeRecord>(
+    `SELECT v."datasetId", v.version, v."createdAt", v."createdByRun", v.fields, v."previousVersion",
+            v."previousFields"
+     FROM unnest($1::int[], $2::timestamptz[]) AS wanted(id, since)
+     CROSS JOIN LATERAL (
+       SELECT dataset_id AS "datasetId", version::text AS version, created_at AS "createdAt",
+              created_by_run::text AS "createdByRun", fields,
+              lag(version::text) OVER w AS "previousVersion", lag(fields) OVER w AS "previousFields"
+       FROM dataset_versions WHERE dataset_id = wanted.id AND created_at <= $3
+       WINDOW w AS (ORDER BY created_at, id)) v
+     WHERE wanted.since IS NULL OR v."createdAt" > wanted.since
+     ORDER BY v."datasetId", v."createdAt", v.version`,
+    [datasetIds, since.map((time) => time?.toISOString() ?? null), at.toISOString()],
+  );
+}
+
+/** A version of a dataset. */
+export interface VersionRecord {
+  readonly version: string;
+  readonly createdAt: Date;
+  readonly fields: unknown[];
+}
+
+/** The newest `count` versions of each dataset, newest first: dataset id -> versions (absent: none). */
+export async function newestVersions(
+  db: Queryable,
+  datasetIds: readonly number[],
+  count: number,
+): Promise<Map<number, VersionRecord[]>> {
+  const result = new Map<number, VersionRecord[]>();
+  if (datasetIds.length === 0) return result;
+  const rows = await db.query<VersionRecord & { datasetId: number }>(
+    `SELECT wanted.id AS "datasetId", v.version, v."createdAt", v.fields FROM unnest($1::int[]) AS wanted(id)
+     CROSS JOIN LATERAL (
+       SELECT version::text AS version, created_at AS "createdAt", fields, id FROM dataset_versions
+       WHERE dataset_id = wanted.id ORDER BY created_at DESC, id DESC LIMIT $2) v
+     ORDER BY wanted.id, v."createdAt" DESC, v.id DESC`,
+    [datasetIds, count],
+  );
+  for (const { datasetId, ...version } of rows) {
+    let list = result.get(datasetId);
+    if (!list) result.set(datasetId, (list = []));
+    list.push(version);
+  }
+  return result;
+}
+
+/** Versions of a dataset by uuid; unknown ones are absent. */
+export async function versionsByUuid(
+  db: Queryable,
+  datasetId: number,
+  versions: readonly string[],
+): Promise<Map<string, VersionRecord>> {
+  if (versions.length === 0) return new Map();
+  const rows = await db.query<VersionRecord>(
+    `SELECT version::text AS version, created_at AS "createdAt", fields FROM dataset_versions
+     WHERE dataset_id = $1 AND version::text = ANY($2::text[])`,
+    [datasetId, versions.map((version) => version.toLowerCase())],
+  );
+  return new Map(rows.map((row) => [row.version, row]));
+}
+
+/** One owner from an ownership facet. */
+export interface Owner {
+  readonly name: string;
+  readonly type: string | null;
+}
+
+/**
+ * The owners in the latest `ownership` facet of each dataset or job: id -> owners in facet order. Entities
+ * without one, or whose latest one was deleted, are absent.
+ */
+export async function latestOwners(
+  db: Queryable,
+  kind: 'dataset' | 'job',
+  ids: readonly number[],
+): Promise<Map<number, Owner[]>> {
+  if (ids.length === 0) return new Map();
+  const [table, column] = kind === 'dataset' ? ['dataset_facets', 'dataset_id'] : ['job_facets', 'job_id'];
+  const rows = await db.query<{ id: number; facet: unknown }>(
+    `SELECT DISTINCT ON (${column}) ${column} AS id, facet FROM ${table}
+     WHERE ${column} = ANY($1::int[]) AND name = 'ownership'
+     ORDER BY ${column}, event_time DESC, hash DESC`,
+    [ids],
+  );
+  const result = new Map<number, Owner[]>();
+  for (const { id, facet } of rows) {
+    const value = facet as { owners?: unknown; _deleted?: unknown } | null;
+    if (!value || value._deleted === true || !Array.isArray(value.owners)) continue;
+    const owners: Owner[] = [];
+    for (const owner of value.owners as unknown[]) {
+      const { name, type } = (owner ?? {}) as { name?: unknown; type?: unknown };
+      if (typeof name === 'string') owners.push({ name, type: typeof type === 'string' ? type : null });
+    }
+    result.set(id, owners);
+  }
+  return result;
+}
+
+/** A dataset a run read or wrote, with the version it saw and the run's input or output facets for it. */
+export interface RunIoDetail {
+  readonly runUuid: string;
+  readonly direction: number;
+  readonly datasetId: number;
+  readonly version: string | null;
+  readonly fields: unknown[] | null;
+  readonly facets: Record<string, unknown>;
+}
+
+/** The datasets each run read and wrote, ordered by run, direction and dataset id. */
+export function runIoDetails(db: Queryable, uuids: readonly string[]): Promise<RunIoDetail[]> {
+  if (uuids.length === 0) return Promise.resolve([]);
+  return db.query<RunIoDetail>(
+    `SELECT io.run_uuid::text AS "runUuid", io.direction, io.dataset_id AS "datasetId",
+            v.version::text AS version, v.fields, io.facets
+     FROM run_io io LEFT JOIN dataset_versions v ON v.id = io.dataset_version_id
+     WHERE io.run_uuid = ANY($1::uuid[])
+     ORDER BY io.run_uuid, io.direction, io.dataset_id`,
+    [uuids],
+  );
+}
