@@ -167,6 +167,32 @@ describe.each(backends())('lineage on the $name store', (backend) => {
     expect(body.graph.map((node) => node.id)).toEqual([dsId('ds1'), dsId('stream_out'), jobId('streaming')]);
   });
 
+  it('shows what changed since the last answer (cached node data is dropped on commit and on tagging)', async () => {
+    const url = `${ctx.url}/api/v1/lineage?nodeId=${encodeURIComponent(jobId('job0'))}&depth=1`;
+    type Answer = { graph: { id: string; data: { latestRun?: { state: string }; tags?: string[] } }[] };
+    const node = (answer: Answer, id: string) => answer.graph.find((candidate) => candidate.id === id)!;
+    const before = (await (await fetch(url)).json()) as Answer;
+    expect(node(before, jobId('job0')).data.latestRun?.state).toBe('COMPLETED');
+    const failed = {
+      ...completeRun('job0', jobs[0]!.inputs, jobs[0]!.outputs, '2024-03-01T00:00:00Z'),
+      eventType: 'FAIL',
+    };
+    await fetch(`${ctx.url}/api/v1/lineage`, {
+      method: 'POST',
+      body: JSON.stringify(failed),
+      headers: { 'content-type': 'application/json' },
+    });
+    const after = (await (await fetch(url)).json()) as Answer;
+    expect(node(after, jobId('job0')).data.latestRun?.state).toBe('FAILED');
+    const output = jobs[0]!.outputs[0]!;
+    const tagged = await fetch(`${ctx.url}/api/v1/namespaces/${NS}/datasets/${output}/tags/PII`, {
+      method: 'POST',
+    });
+    expect(tagged.status).toBe(200);
+    const withTag = (await (await fetch(url)).json()) as Answer;
+    expect(node(withTag, dsId(output)).data.tags).toContain('PII');
+  });
+
   it('answers 400 for a bad nodeId and 404 for an unknown node', async () => {
     const bad = await fetch(`${ctx.url}/api/v1/lineage?nodeId=table:x`);
     expect(bad.status).toBe(400);

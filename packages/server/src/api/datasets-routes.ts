@@ -215,7 +215,7 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
     async (request) => {
       const { namespace, dataset, tag } = request.params;
       const { id } = datasetNamed(state, namespace, dataset);
-      await tagDataset(db, id, tag);
+      await pipeline.exclusive((store) => tagDataset(store, id, tag));
       return datasetById(db, id);
     },
   );
@@ -234,7 +234,7 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
     async (request) => {
       const { namespace, dataset, tag } = request.params;
       const { id } = datasetNamed(state, namespace, dataset);
-      await untagDataset(db, id, tag);
+      await pipeline.exclusive((store) => untagDataset(store, id, tag));
       return datasetById(db, id);
     },
   );
@@ -272,7 +272,9 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
     },
     async (request) => {
       const id = await fieldOf(request.params);
-      await tagDatasetField(db, id, request.params.field, request.params.tag.toUpperCase());
+      await pipeline.exclusive((store) =>
+        tagDatasetField(store, id, request.params.field, request.params.tag.toUpperCase()),
+      );
       return datasetById(db, id);
     },
   );
@@ -290,7 +292,9 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
     },
     async (request) => {
       const id = await fieldOf(request.params);
-      await untagDatasetField(db, id, request.params.field, request.params.tag.toUpperCase());
+      await pipeline.exclusive((store) =>
+        untagDatasetField(store, id, request.params.field, request.params.tag.toUpperCase()),
+      );
       return datasetById(db, id);
     },
   );

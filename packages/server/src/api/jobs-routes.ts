@@ -254,7 +254,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     async (request) => {
       const { id } = jobNamed(state, request.params.namespace, request.params.job);
-      await tagJob(db, id, request.params.tag);
+      await pipeline.exclusive((store) => tagJob(store, id, request.params.tag));
       return jobById(db, id);
     },
   );
@@ -272,7 +272,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     async (request) => {
       const { id } = jobNamed(state, request.params.namespace, request.params.job);
-      await untagJob(db, id, request.params.tag);
+      await pipeline.exclusive((store) => untagJob(store, id, request.params.tag));
       return jobById(db, id);
     },
   );

@@ -117,9 +117,20 @@ export class IngestPipeline {
   exclusive<T>(fn: (db: Db, state: ModelState) => Promise<T>): Promise<T> {
     return this.#locked(async () => {
       await Promise.all(this.#writes);
-      return fn(this.#db, this.#state);
+      try {
+        return await fn(this.#db, this.#state);
+      } finally {
+        for (const listener of this.#exclusiveListeners) listener();
+      }
     });
   }
+
+  /** Registers a listener called after each {@link exclusive} write (e.g. to drop caches it may stale). */
+  onExclusive(listener: () => void): void {
+    this.#exclusiveListeners.push(listener);
+  }
+
+  readonly #exclusiveListeners: (() => void)[] = [];
 
   #locked<T>(fn: () => Promise<T>): Promise<T> {
     const result = this.#lock.then(fn);
