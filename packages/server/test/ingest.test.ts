@@ -122,6 +122,16 @@ describe.each(backends())('ingest on the $name store', (backend) => {
     expect(await eventCount()).toBe(before);
   });
 
+  it('stores and serves the text the producer sent, byte for byte', async () => {
+    const text = JSON.stringify(runEvent({ eventTime: '2031-01-01T00:00:00Z' })).replace(
+      '"eventType"',
+      '"ratio": 1.0, "name": "caf\\u00e9",\n  "eventType"',
+    );
+    expect((await post(api('/lineage'), text)).status).toBe(201);
+    const served = await (await fetch(api('/events/lineage?limit=1&after=2030-12-31T00:00:00Z'))).text();
+    expect(served).toContain(text);
+  });
+
   it('accepts gzip-compressed events', async () => {
     const before = await eventCount();
     const response = await fetch(api('/lineage'), {

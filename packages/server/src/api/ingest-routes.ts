@@ -19,6 +19,14 @@ function parseJson(text: string, where: string): unknown {
   }
 }
 
+/** A line of an NDJSON batch: the parsed event and its text, which is stored as sent. */
+class Line {
+  constructor(
+    readonly value: unknown,
+    readonly text: string,
+  ) {}
+}
+
 /** Splits a batch body into events: a JSON array, or NDJSON (one event per line). */
 function batchItems(text: string, contentType: string | undefined): unknown[] {
   const trimmed = text.trimStart();
@@ -35,7 +43,7 @@ function batchItems(text: string, contentType: string | undefined): unknown[] {
       .filter(({ line }) => line.length > 0)
       .map(({ line, index }) => {
         try {
-          return JSON.parse(line) as unknown;
+          return new Line(JSON.parse(line) as unknown, line);
         } catch (error) {
           return new LineError(index + 1, (error as Error).message);
         }
@@ -128,7 +136,9 @@ export function registerIngestRoutes(app: FastifyInstance, deps: AppDeps): void 
           details: formatIssues(result.issues),
         });
       }
-      await pipeline.submit([normalizeEvent(event as Record<string, unknown>, result.kind)]);
+      // The request text is what is stored and served: exactly what the producer sent, with no second
+      // serialisation (the costliest step of ingest after parsing).
+      await pipeline.submit([normalizeEvent(event as Record<string, unknown>, result.kind, body)]);
       return reply.status(201).send();
     },
   );
@@ -159,21 +169,27 @@ export function registerIngestRoutes(app: FastifyInstance, deps: AppDeps): void 
       }
       const failed: { index: number; reason: string; retriable: boolean }[] = [];
       const accepted: NormalizedEvent[] = [];
-      items.forEach((item, index) => {
-        if (item instanceof LineError) {
+      items.forEach((entry, index) => {
+        if (entry instanceof LineError) {
           failed.push({
             index,
-            reason: `line ${item.line} is not valid JSON: ${item.message}`,
+            reason: `line ${entry.line} is not valid JSON: ${entry.message}`,
             retriable: false,
           });
           return;
         }
+        const item = entry instanceof Line ? entry.value : entry;
         const result = validator.validate(item);
         if (!result.ok) {
           failed.push({ index, reason: formatIssues(result.issues).join('; '), retriable: false });
           return;
         }
-        accepted.push(normalizeEvent(item as Record<string, unknown>, result.kind));
+        const event = item as Record<string, unknown>;
+        accepted.push(
+          entry instanceof Line
+            ? normalizeEvent(event, result.kind, entry.text)
+            : normalizeEvent(event, result.kind),
+        );
       });
       await pipeline.submit(accepted);
       return {
