@@ -19,7 +19,11 @@ export function parseEventTime(value: string): number | undefined {
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 24 || minute > 59 || second > 60)
     return undefined;
   const ms = frac === undefined ? 0 : Number(frac.slice(0, 3).padEnd(3, '0'));
-  let time = Date.UTC(Number(y), month - 1, day, hour, minute, second, ms);
+  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear does not.
+  const date = new Date(0);
+  date.setUTCFullYear(Number(y), month - 1, day);
+  date.setUTCHours(hour, minute, second, ms);
+  let time = date.getTime();
   if (z === undefined && sign !== undefined) {
     const offsetMinutes = Number(oh) * 60 + Number(om ?? 0);
     time -= (sign === '+' ? 1 : -1) * offsetMinutes * 60_000;

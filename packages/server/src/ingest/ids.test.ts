@@ -30,6 +30,7 @@ describe('parseEventTime', () => {
     ['2024-01-15T10:00:00.123456789+02:00', Date.UTC(2024, 0, 15, 8, 0, 0, 123)],
     ['2024-01-15T10:00:00', Date.UTC(2024, 0, 15, 10)],
     ['2024-01-15T10:00:00.5-0130', Date.UTC(2024, 0, 15, 11, 30, 0, 500)],
+    ['0050-06-01T00:00:00Z', Date.parse('0050-06-01T00:00:00Z')],
   ])('parses %s', (text, expected) => {
     expect(parseEventTime(text)).toBe(expected);
   });
