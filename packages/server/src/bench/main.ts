@@ -5,11 +5,33 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runBatchIngest } from './batch-ingest.js';
+import {
+  runAsyncThroughput,
+  runBackendDown,
+  type BackendDownResult,
+  type ClientBenchResult,
+} from './client-bench.js';
 import { runLineageQueries } from './lineage-query.js';
 import { serverGone } from './load.js';
-import { BenchUsageError, parseBenchOptions, usage, type BenchOptions, type StoreName } from './options.js';
+import {
+  BenchUsageError,
+  STORE_SCENARIOS,
+  parseBenchOptions,
+  usage,
+  type BenchOptions,
+  type StoreName,
+} from './options.js';
 import { snapshotWrites, writeActivity, type WriteActivity } from './pg-activity.js';
-import { formatStoreTable, storeFigures, type Outcome, type StoreReport } from './report.js';
+import {
+  clientFigures,
+  formatClientTable,
+  formatStoreTable,
+  formatUiTable,
+  storeFigures,
+  uiFigures,
+  type Outcome,
+  type StoreReport,
+} from './report.js';
 import { createRunEventStream } from './run-events.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 import { resummarize, summarizeServerProfiles, type NamedWindow } from './server-profile.js';
@@ -21,6 +43,7 @@ import {
   preparePostgresStore,
   type BenchStore,
 } from './stores.js';
+import { runGraphRender, type GraphRenderResult } from './ui-bench.js';
 
 /** Progress goes to stderr, so that stdout holds only the tables and the final JSON line. */
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -66,13 +89,28 @@ async function main(argv: string[]): Promise<number> {
   );
   const figures: Record<string, unknown> = {};
   let failed = false;
-  for (const store of options.stores) {
+  const perStore = options.scenarios.some((scenario) => STORE_SCENARIOS.includes(scenario));
+  for (const store of perStore ? options.stores : []) {
     const report = await runStore(store, options);
     process.stdout.write(`${formatStoreTable(report)}\n\n`);
     if (report.profile !== undefined) process.stdout.write(`${report.profile}\n\n`);
     figures[store] = storeFigures(report);
     if (report.failure !== undefined) failed = true;
     if ([report.single, report.batch, report.lineage].some((outcome) => outcome?.ok === false)) failed = true;
+  }
+  if (options.scenarios.includes('client') || options.scenarios.includes('ui')) {
+    const once = await runClientAndUi(options);
+    if (once.client) {
+      process.stdout.write(`${formatClientTable(once.client, once.description)}\n\n`);
+      figures.client = clientFigures(once.client);
+      if (!once.client.ok || !once.client.value.backendDown.ok || !once.client.value.asyncHttp.ok)
+        failed = true;
+    }
+    if (once.ui) {
+      process.stdout.write(`${formatUiTable(once.ui, once.description)}\n\n`);
+      figures.ui = uiFigures(once.ui);
+      if (!once.ui.ok) failed = true;
+    }
   }
   process.stdout.write(
     `${JSON.stringify({ date: startedAt.toISOString(), quick: options.quick, source, ...figures, machine })}\n`,
@@ -255,6 +293,77 @@ async function runStore(name: StoreName, options: BenchOptions): Promise<StoreRe
     }
   }
   return report;
+}
+
+/**
+ * The OpenLineage client and the explorer's graph, measured once (not per store) against one embedded-store
+ * server: the client's emit() with the backend down needs no server and runs first, before it starts.
+ */
+async function runClientAndUi(options: BenchOptions): Promise<{
+  description: string;
+  client?: Outcome<ClientBenchResult>;
+  ui?: Outcome<GraphRenderResult>;
+}> {
+  const wantClient = options.scenarios.includes('client');
+  const wantUi = options.scenarios.includes('ui');
+  const outcome = async <T>(measure: () => Promise<T>): Promise<Outcome<T>> => {
+    try {
+      return { ok: true, value: await measure() };
+    } catch (error) {
+      return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    }
+  };
+  let backendDown: Outcome<BackendDownResult> | undefined;
+  if (wantClient) {
+    progress(`client: ${options.clientDownEmits.toLocaleString('en-US')} emit() calls with the backend down`);
+    backendDown = await outcome(() => runBackendDown(options.clientDownEmits, options.seed));
+  }
+  const store = await prepareEmbeddedStore();
+  const cleanupStore = () => store.cleanup();
+  pending.add(cleanupStore);
+  let server: ServerProcess | undefined;
+  let description = store.description;
+  try {
+    progress(`client/ui: starting the server (${store.description})`);
+    const startAt = performance.now();
+    try {
+      server = await startServerProcess({ serveArgs: store.serveArgs });
+    } catch (error) {
+      const failure: Outcome<never> = {
+        ok: false,
+        error: error instanceof Error ? error.message : String(error),
+      };
+      return {
+        description,
+        ...(wantClient ? { client: failure } : {}),
+        ...(wantUi ? { ui: failure } : {}),
+      };
+    }
+    const running = server;
+    pending.add(() => running.stop(5_000));
+    description = `${store.description} (server up in ${((performance.now() - startAt) / 1000).toFixed(1)} s)`;
+    let client: Outcome<ClientBenchResult> | undefined;
+    if (wantClient && backendDown) {
+      progress(`client: async_http with batch: true, ${options.clientEvents.toLocaleString('en-US')} events`);
+      const asyncHttp = await attempt(running, () =>
+        runAsyncThroughput(running, options.clientEvents, options.seed),
+      );
+      client = { ok: true, value: { backendDown, asyncHttp } };
+    }
+    let ui: Outcome<GraphRenderResult> | undefined;
+    if (wantUi && running.exited === undefined) {
+      progress(`ui: /bench/graph?nodes=${options.uiNodes} in headless Chromium, ${options.uiRuns} loads`);
+      ui = await attempt(running, () => runGraphRender(running, options.uiNodes, options.uiRuns));
+    } else if (wantUi) ui = { ok: false, error: serverGone(running) ?? 'the server exited' };
+    return { description, ...(client ? { client } : {}), ...(ui ? { ui } : {}) };
+  } finally {
+    if (server) {
+      progress('client/ui: stopping the server');
+      await server.stop();
+    }
+    pending.clear();
+    await store.cleanup().catch((error: unknown) => progress(`client/ui: cleanup failed: ${String(error)}`));
+  }
 }
 
 async function attempt<T>(server: ServerProcess, measure: () => Promise<T>): Promise<Outcome<T>> {

@@ -6,7 +6,10 @@ import { parseArgs } from 'node:util';
 export type StoreName = 'embedded' | 'postgres';
 
 /** A measurement the benchmark can run. */
-export type ScenarioName = 'single' | 'batch' | 'lineage';
+export type ScenarioName = 'single' | 'batch' | 'lineage' | 'client' | 'ui';
+
+/** The measurements that run once per store; client and ui run once, against an embedded-store server. */
+export const STORE_SCENARIOS: readonly ScenarioName[] = ['single', 'batch', 'lineage'];
 
 /** Everything a benchmark run needs to know, resolved once from flags, environment and defaults. */
 export interface BenchOptions {
@@ -14,7 +17,7 @@ export interface BenchOptions {
   readonly quick: boolean;
   /** Stores to measure, in this order. @default ['embedded', 'postgres'] */
   readonly stores: readonly StoreName[];
-  /** Measurements to run, always in the order single, batch, lineage. @default all three */
+  /** Measurements to run, always in the order single, batch, lineage, client, ui. @default all five */
   readonly scenarios: readonly ScenarioName[];
   /** Admin URL used to create and drop the benchmark database. */
   readonly databaseUrl: string;
@@ -51,6 +54,14 @@ export interface BenchOptions {
   readonly profileDir: string | undefined;
   /** Seed of every random choice, so two runs send the same workload shape. @default 1 */
   readonly seed: number;
+  /** emit() calls of the OpenLineage client against a closed port (backend down). @default 20000 (quick: 2000) */
+  readonly clientDownEmits: number;
+  /** Events the async_http client sends to a real server for its throughput. @default 20000 (quick: 5000) */
+  readonly clientEvents: number;
+  /** Nodes of the generated graph the explorer lays out and renders. @default 2000 */
+  readonly uiNodes: number;
+  /** Page loads of the graph page, the first of them an unmeasured warm-up. @default 5 (quick: 3) */
+  readonly uiRuns: number;
 }
 
 /** The PostgreSQL the harness uses when DATABASE_URL is unset. */
@@ -60,10 +71,12 @@ export const DEFAULT_DATABASE_URL = 'postgres://headwater:headwater@127.0.0.1:54
 export const usage = `npm run bench -- [options]
 
 Measures single-event ingest, batch ingest and depth-20 lineage queries against a Headwater server running
-in a child process, on the embedded store and on PostgreSQL. Prints a table per store, then one JSON line.
+in a child process, on the embedded store and on PostgreSQL; then the OpenLineage client (emit() with the
+backend down, async_http throughput) and the explorer's graph render in headless Chromium, once, against an
+embedded-store server. Prints a table per store and per measurement, then one JSON line.
 
   --quick                   small sizes for a smoke run (also BENCH_QUICK=1)
-  --only=single,batch,lineage
+  --only=single,batch,lineage,client,ui
                             run only these measurements (also BENCH_ONLY)
   --store=embedded,postgres run only these stores (also BENCH_STORE)
   --clients=32              concurrent single-event clients
@@ -79,6 +92,9 @@ in a child process, on the embedded store and on PostgreSQL. Prints a table per 
   --query-clients=4         concurrent lineage clients
   --profile[=DIR]           CPU-profile each server child into DIR (default <tmp>/headwater-bench-profiles)
   --seed=1                  seed of the generated workload
+  --client-events=20000     events the async_http client sends (and emit() calls with the backend down)
+  --ui-nodes=2000           nodes of the generated graph rendered in Chromium (/usr/bin/chromium)
+  --ui-runs=5               page loads of the graph page, the first one a warm-up
 
 PostgreSQL: DATABASE_URL (default ${DEFAULT_DATABASE_URL}); the role must be allowed to CREATE DATABASE.
 The harness creates a fresh database per run and drops it afterwards; it skips PostgreSQL if unreachable.`;
@@ -120,8 +136,8 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
   const scenarios = listOf<ScenarioName>(
     'only',
     flags.only ?? env.BENCH_ONLY,
-    ['single', 'batch', 'lineage'],
-    ['single', 'batch', 'lineage'],
+    ['single', 'batch', 'lineage', 'client', 'ui'],
+    ['single', 'batch', 'lineage', 'client', 'ui'],
   );
   const profile = flags.profile;
   return Object.freeze({
@@ -151,6 +167,10 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
           ? path.join(os.tmpdir(), 'headwater-bench-profiles')
           : profile,
     seed: Math.round(size('seed', 1, 1, 0)),
+    clientDownEmits: Math.round(size('client-events', 20_000, 2_000)),
+    clientEvents: Math.round(size('client-events', 20_000, 5_000)),
+    uiNodes: Math.round(size('ui-nodes', 2000, 2000, 2)),
+    uiRuns: Math.round(size('ui-runs', 5, 3, 2)),
   });
 }
 
@@ -179,6 +199,9 @@ function parse(argv: readonly string[]) {
       'query-clients': { type: 'string' },
       profile: { type: 'string' },
       seed: { type: 'string' },
+      'client-events': { type: 'string' },
+      'ui-nodes': { type: 'string' },
+      'ui-runs': { type: 'string' },
     },
   });
 }

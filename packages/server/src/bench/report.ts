@@ -1,10 +1,12 @@
 import type { BatchIngestResult } from './batch-ingest.js';
+import { DEFAULT_MAX_QUEUE_SIZE, type ClientBenchResult } from './client-bench.js';
 import type { LineageQueryResult } from './lineage-query.js';
 import type { StoreName } from './options.js';
 import type { WriteActivity } from './pg-activity.js';
 import type { SingleIngestResult } from './single-ingest.js';
 import type { CpuUse } from './stats.js';
 import type { StoredEventsCheck } from './stored-events.js';
+import type { GraphRenderResult } from './ui-bench.js';
 
 /** A measurement that ran, or why it could not. */
 export type Outcome<T> =
@@ -35,7 +37,14 @@ export const TARGETS = {
   singleEventsPerSec: 3_000,
   batchEventsPerSec: 15_000,
   lineageP95Ms: 50,
+  /** The client's documented bound: emit() resolves within `emitTimeoutMs` (default 5 s). */
+  emitResolvedMaxMs: 5_000,
+  /** A 2,000-node generated graph lays out and renders in under 3 s (p50 of the measured page loads). */
+  graphTotalP50Ms: 3_000,
 } as const;
+
+/** Timers fire a little late: a bound counts as kept up to this much over it. */
+const TIMER_SLACK_MS = 50;
 
 /** CPU used by other processes during a measurement above which the table warns. */
 const BUSY_MACHINE_PCT = 25;
@@ -185,6 +194,11 @@ export function formatStoreTable(report: StoreReport): string {
         'these figures understate the server; rerun when the machine is idle',
     ]);
   }
+  return table(heading, rows);
+}
+
+/** Aligns the rows in columns under the heading. */
+function table(heading: string, rows: readonly Row[]): string {
   const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
   const lines = rows.map((row) =>
     row
@@ -268,4 +282,190 @@ export function storeFigures(report: StoreReport): Record<string, unknown> {
     }
   }
   return figures;
+}
+
+const us = (value: number) => (Number.isFinite(value) ? `${value.toFixed(0)} µs` : 'n/a');
+
+/** Renders the OpenLineage client's measurements. */
+export function formatClientTable(result: Outcome<ClientBenchResult>, description: string): string {
+  const heading = `== OpenLineage client (@headwater/openlineage), ${description}`;
+  const rows: Row[] = [['measurement', 'result', 'target', '']];
+  if (!result.ok) {
+    rows.push(['run failed', result.error]);
+    return table(heading, rows);
+  }
+  const down = result.value.backendDown;
+  if (!down.ok) rows.push(['emit(), backend down', `failed: ${down.error}`, '', 'MISSED']);
+  else {
+    const d = down.value;
+    rows.push([
+      `emit(), backend down (http, closed port)`,
+      `caller's thread: p50 ${us(d.syncUs.p50)} · p99 ${us(d.syncUs.p99)} · max ${us(d.syncUs.max)}  ` +
+        `(${int(d.emits)} emits)`,
+      'no figure set',
+    ]);
+    rows.push([
+      `  of which ${int(d.delivering)} started a delivery`,
+      `p50 ${us(d.deliveringSyncUs.p50)} · p99 ${us(d.deliveringSyncUs.p99)} · max ${us(d.deliveringSyncUs.max)}`,
+    ]);
+    rows.push([
+      `  and ${int(d.emits - d.delivering)} were dropped at once`,
+      `p50 ${us(d.droppedSyncUs.p50)} · p99 ${us(d.droppedSyncUs.p99)} · max ${us(d.droppedSyncUs.max)}  ` +
+        '(1,000 deliveries already in flight)',
+    ]);
+    rows.push([
+      '  until the promise resolves',
+      `p50 ${ms(d.resolvedMs.p50)} · p99 ${ms(d.resolvedMs.p99)} · max ${ms(d.resolvedMs.max)}`,
+      `≤ ${int(TARGETS.emitResolvedMaxMs)} ms (emitTimeoutMs)`,
+      verdict(d.resolvedMs.max <= TARGETS.emitResolvedMaxMs + TIMER_SLACK_MS),
+    ]);
+    rows.push([
+      '  client counters',
+      `${int(d.stats.timedOut)} emits resolved at emitTimeoutMs with their delivery still retrying · ` +
+        `${int(d.stats.dropped)} dropped · ${int(d.stats.accepted)} accepted`,
+    ]);
+    rows.push([
+      `  close(${int(d.closeBoundMs)} ms) with retries pending`,
+      `returned ${String(d.closeResult)} after ${ms(d.closeMs)}`,
+      `≤ ${int(d.closeBoundMs)} ms`,
+      verdict(d.closeMs <= d.closeBoundMs + TIMER_SLACK_MS),
+    ]);
+  }
+  const asyncHttp = result.value.asyncHttp;
+  if (!asyncHttp.ok)
+    rows.push(['async_http throughput', `failed: ${asyncHttp.error}`, 'all events stored', 'MISSED']);
+  else {
+    const a = asyncHttp.value;
+    const stored = a.stored;
+    rows.push([
+      `async_http, batch: true (${a.batchSize}/request)`,
+      `${int(a.eventsPerSec)} events/s  (${int(a.events)} events, first emit to close() in ${a.seconds.toFixed(1)} s; ` +
+        `emits done after ${a.emitSeconds.toFixed(1)} s)`,
+      'no figure set',
+    ]);
+    rows.push([
+      '  delivered',
+      `${stored === undefined ? 'unknown' : int(stored)} stored of ${int(a.events)} emitted · ` +
+        `${int(a.stats.dropped)} dropped · close() returned ${String(a.closeResult)}`,
+      'all stored',
+      verdict(stored === a.events && a.stats.dropped === 0),
+    ]);
+    rows.push([
+      `  queue (max_queue_size ${int(a.maxQueueSize)})`,
+      `peak ${int(a.peakQueued)} events waiting` +
+        (a.peakQueued > DEFAULT_MAX_QUEUE_SIZE
+          ? ` (the default max_queue_size of ${int(DEFAULT_MAX_QUEUE_SIZE)} would have dropped ` +
+            `${int(a.peakQueued - DEFAULT_MAX_QUEUE_SIZE)} or more)`
+          : ''),
+    ]);
+    rows.push([
+      '  event size',
+      `${(a.meanEventBytes / 1024).toFixed(1)} KiB mean · ` +
+        `${((a.events * a.meanEventBytes) / 1e6 / a.seconds).toFixed(1)} MB/s`,
+    ]);
+    rows.push(['  CPU (% of one core)', cpuText(a.cpu)]);
+  }
+  return table(heading, rows);
+}
+
+/** Renders the explorer's graph render times. */
+export function formatUiTable(result: Outcome<GraphRenderResult>, description: string): string {
+  const heading = `== Explorer graph in headless Chromium, ${description}`;
+  const rows: Row[] = [['measurement', 'result', 'target', '']];
+  const target = `p50 < ${int(TARGETS.graphTotalP50Ms)} ms`;
+  if (!result.ok) rows.push(['graph layout + render', `failed: ${result.error}`, target, 'MISSED']);
+  else if (result.value.status === 'missing')
+    rows.push(['graph layout + render', result.value.note, target, 'n/a']);
+  else {
+    const u = result.value;
+    const first = u.runs[0] ?? u.warmup;
+    rows.push([
+      `${int(first.nodes)}-node graph, layout + render`,
+      `p50 ${ms(u.totalMs.p50)} · max ${ms(u.totalMs.max)}  (${u.runs.length} loads after 1 warm-up)`,
+      target,
+      verdict(u.totalMs.p50 < TARGETS.graphTotalP50Ms),
+    ]);
+    rows.push([
+      '  of which',
+      `layout p50 ${ms(u.layoutMs.p50)} (max ${ms(u.layoutMs.max)}) · render p50 ${ms(u.renderMs.p50)} ` +
+        `(max ${ms(u.renderMs.max)})`,
+    ]);
+    rows.push([
+      '  page load to drawn',
+      `p50 ${ms(u.wallMs.p50)} · max ${ms(u.wallMs.max)} (also loading the app) · warm-up ${ms(u.warmup.totalMs)} ` +
+        `layout + render`,
+    ]);
+    rows.push(['  graph, browser', `${int(first.nodes)} nodes, ${int(first.edges)} edges · ${u.chromium}`]);
+  }
+  return table(heading, rows);
+}
+
+/** The client's figures for the final JSON line. */
+export function clientFigures(result: Outcome<ClientBenchResult>): Record<string, unknown> {
+  if (!result.ok) return { failure: result.error };
+  const figures: Record<string, unknown> = {};
+  const down = result.value.backendDown;
+  if (!down.ok) figures.backendDownError = down.error;
+  else {
+    const d = down.value;
+    Object.assign(figures, {
+      downEmits: d.emits,
+      downSyncP50Us: round(d.syncUs.p50),
+      downSyncP99Us: round(d.syncUs.p99),
+      downSyncMaxUs: round(d.syncUs.max),
+      downDelivering: d.delivering,
+      downDeliveringSyncP50Us: round(d.deliveringSyncUs.p50),
+      downDeliveringSyncP99Us: round(d.deliveringSyncUs.p99),
+      downDroppedSyncP50Us: round(d.droppedSyncUs.p50),
+      downDroppedSyncP99Us: round(d.droppedSyncUs.p99),
+      downResolvedP50Ms: round(d.resolvedMs.p50, 3),
+      downResolvedP99Ms: round(d.resolvedMs.p99),
+      downResolvedMaxMs: round(d.resolvedMs.max),
+      downDropped: d.stats.dropped,
+      downTimedOut: d.stats.timedOut,
+      closeMs: round(d.closeMs),
+      closeBoundMs: d.closeBoundMs,
+      closeResult: d.closeResult,
+    });
+  }
+  const asyncHttp = result.value.asyncHttp;
+  if (!asyncHttp.ok) figures.asyncHttpError = asyncHttp.error;
+  else {
+    const a = asyncHttp.value;
+    Object.assign(figures, {
+      asyncEvents: a.events,
+      asyncEventsPerSec: round(a.eventsPerSec, 0),
+      asyncSeconds: round(a.seconds, 2),
+      asyncEmitSeconds: round(a.emitSeconds, 2),
+      asyncBatchSize: a.batchSize,
+      asyncMaxQueueSize: a.maxQueueSize,
+      asyncPeakQueued: a.peakQueued,
+      asyncStoredEvents: a.stored ?? null,
+      asyncDropped: a.stats.dropped,
+      asyncMeanEventBytes: round(a.meanEventBytes, 0),
+      asyncServerCpuPct: round(a.cpu.serverPct ?? NaN, 0),
+      asyncOtherCpuPct: round(a.cpu.otherPct ?? NaN, 0),
+    });
+  }
+  return figures;
+}
+
+/** The graph render figures for the final JSON line. */
+export function uiFigures(result: Outcome<GraphRenderResult>): Record<string, unknown> {
+  if (!result.ok) return { failure: result.error };
+  const u = result.value;
+  if (u.status === 'missing') return { skipped: u.note };
+  const first = u.runs[0] ?? u.warmup;
+  return {
+    nodes: first.nodes,
+    edges: first.edges,
+    runs: u.runs.length,
+    totalP50Ms: round(u.totalMs.p50, 0),
+    totalMaxMs: round(u.totalMs.max, 0),
+    layoutP50Ms: round(u.layoutMs.p50, 0),
+    renderP50Ms: round(u.renderMs.p50, 0),
+    wallP50Ms: round(u.wallMs.p50, 0),
+    warmupTotalMs: u.warmup.totalMs,
+    chromium: u.chromium,
+  };
 }

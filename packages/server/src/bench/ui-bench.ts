@@ -1,0 +1,125 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { BrowserContext, BrowserType } from 'playwright-core';
+import type { ServerProcess } from './server-process.js';
+import { percentiles, type Percentiles } from './stats.js';
+
+/** Debian's Chromium; playwright never downloads a browser here. HEADWATER_CHROMIUM overrides it. */
+export const CHROMIUM_PATH = process.env.HEADWATER_CHROMIUM ?? '/usr/bin/chromium';
+
+/** What `/bench/graph` publishes on `window.__headwaterBench` (packages/web/src/routes/BenchGraphPage.tsx). */
+export interface GraphRender {
+  readonly nodes: number;
+  readonly edges: number;
+  readonly layoutMs: number;
+  /** From the end of the layout until nodes and edges are drawn. */
+  readonly renderMs: number;
+  /** From the page's first render until nodes and edges are drawn: layout plus render. */
+  readonly totalMs: number;
+  /** Measured here: from page.goto() until the result appeared (also loading and parsing the app). */
+  readonly wallMs: number;
+}
+
+/** The graph page's render times, or why they could not be measured. */
+export type GraphRenderResult =
+  | {
+      readonly status: 'measured';
+      readonly nodesRequested: number;
+      /** The unmeasured first load (cold caches, JIT). */
+      readonly warmup: GraphRender;
+      readonly runs: readonly GraphRender[];
+      readonly totalMs: Percentiles;
+      readonly layoutMs: Percentiles;
+      readonly renderMs: Percentiles;
+      readonly wallMs: Percentiles;
+      readonly chromium: string;
+    }
+  | { readonly status: 'missing'; readonly note: string };
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+];
+
+/**
+ * Opens `/bench/graph?nodes=N` of the server's web app `runs` times in headless Chromium (a fresh profile, one
+ * new tab per load) and collects the timings the page publishes; the first load is a warm-up. The page
+ * generates the graph in the browser, lays it out and renders it with the lineage page's own code.
+ */
+export async function runGraphRender(
+  server: ServerProcess,
+  nodes: number,
+  runs: number,
+): Promise<GraphRenderResult> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    return { status: 'missing', note: `chromium missing (${CHROMIUM_PATH}; apt-get install -y chromium)` };
+  }
+  let chromium: BrowserType;
+  try {
+    // Loaded on demand: playwright-core is a devDependency of the repository, not of the published server.
+    ({ chromium } = await import('playwright-core'));
+  } catch {
+    return { status: 'missing', note: 'playwright-core missing (npm install at the repository root)' };
+  }
+  const profile = await mkdtemp(path.join(os.tmpdir(), 'headwater-bench-chromium-'));
+  let context: BrowserContext | undefined;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1440, height: 900 },
+      locale: 'en-US',
+      timezoneId: 'UTC',
+    });
+    // A persistent context has no Browser object to ask; the user agent carries the version.
+    const blank = context.pages()[0] ?? (await context.newPage());
+    const userAgent = String(await blank.evaluate('navigator.userAgent'));
+    const version = /Chrome\/([\d.]+)/.exec(userAgent)?.[1] ?? 'unknown version';
+    const loads: GraphRender[] = [];
+    for (let i = 0; i < runs; i++) loads.push(await renderOnce(context, server.url, nodes));
+    const [warmup, ...measured] = loads as [GraphRender, ...GraphRender[]];
+    const of = (key: 'totalMs' | 'layoutMs' | 'renderMs' | 'wallMs') =>
+      percentiles(measured.map((run) => run[key]));
+    return {
+      status: 'measured',
+      nodesRequested: nodes,
+      warmup,
+      runs: measured,
+      totalMs: of('totalMs'),
+      layoutMs: of('layoutMs'),
+      renderMs: of('renderMs'),
+      wallMs: of('wallMs'),
+      chromium: `Chromium ${version}`,
+    };
+  } finally {
+    await context?.close().catch(() => undefined);
+    await rm(profile, { recursive: true, force: true });
+  }
+}
+
+async function renderOnce(context: BrowserContext, baseUrl: string, nodes: number): Promise<GraphRender> {
+  const page = await context.newPage();
+  try {
+    const startedAt = performance.now();
+    const response = await page.goto(`${baseUrl}/bench/graph?nodes=${nodes}`);
+    if (response?.status() === 503) {
+      throw new Error('the web app is not built (packages/web/dist): run npm run build first');
+    }
+    // Strings, not functions: this package compiles without the DOM library, so `window` has no type here.
+    await page.waitForFunction('window.__headwaterBench !== undefined', undefined, { timeout: 60_000 });
+    const wallMs = performance.now() - startedAt;
+    const result = await page.evaluate<Omit<GraphRender, 'wallMs'>>('window.__headwaterBench');
+    return { ...result, wallMs };
+  } finally {
+    await page.close();
+  }
+}
