@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { OpenLineageEvent } from '../generated/model.js';
 import type { BatchEmitResult, EmitResult, Transport } from './transport.js';
 import { SUCCESS, safeEmit, safeEmitBatch } from './transport.js';
@@ -85,6 +86,8 @@ export function withRetry(transport: Transport, options: RetryOptions = {}): Tra
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? defaultSleep;
   const closing = new AbortController();
+  // Every pending back-off listens on this one signal: many concurrent retries are expected, not a leak.
+  setMaxListeners(0, closing.signal);
 
   /** The wait before retry `attempt`, or undefined to give up now. */
   const delayFor = (attempt: number, retryAfterMs: number | undefined): number | undefined => {
