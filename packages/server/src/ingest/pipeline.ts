@@ -1,7 +1,7 @@
 import { HeadwaterError } from '../errors.js';
 import type { Db } from '../store/db.js';
 import type { ModelState } from '../store/model-state.js';
-import { readBeforeWrite, writeBatch } from '../store/writer.js';
+import { readRuns, writeBatch } from '../store/writer.js';
 import { applyChangeset, deriveChanges, type Changeset } from './derive.js';
 import type { NormalizedEvent } from './normalize.js';
 
@@ -19,12 +19,11 @@ interface Pending {
   alone?: boolean;
 }
 
-/** A batch ready to be written: its new events, their first id, the model changes and each event's fate. */
+/** A batch ready to be written: its distinct events, their first id and the model changes. */
 interface PreparedBatch {
-  readonly fresh: readonly NormalizedEvent[];
+  readonly unique: readonly NormalizedEvent[];
   readonly firstId: number;
   readonly changes: Changeset;
-  readonly outcomes: readonly EventOutcome[];
 }
 
 /** A failed write and the requests it carried. */
@@ -75,10 +74,8 @@ export class IngestPipeline {
   /** Settles (never rejects) when each in-flight write has been handled. */
   readonly #writes = new Set<Promise<void>>();
   /** The last write issued: the next one runs only if it succeeded. */
-  #chain: Promise<void> = Promise.resolve();
+  #chain: Promise<unknown> = Promise.resolve();
   #failed: FailedWrite[] = [];
-  /** Hashes of events in writes not yet committed, so a later batch does not store them again. */
-  readonly #inFlight = new Map<string, number>();
   #lock: Promise<void> = Promise.resolve();
 
   constructor(db: Db, state: ModelState, options: IngestPipelineOptions = {}) {
@@ -187,35 +184,26 @@ export class IngestPipeline {
         continue;
       }
       const write = this.#chain.then(() =>
-        writeBatch(this.#db, batch.fresh, batch.firstId, this.#now(), batch.changes),
+        writeBatch(this.#db, batch.unique, batch.firstId, this.#now(), batch.changes),
       );
       this.#chain = write;
       const handled: Promise<void> = write
         .then(
-          () => {
-            this.#forget(batch.fresh);
+          (inserted) => {
             for (const listener of this.#listeners) listener(batch.changes);
-            let offset = 0;
+            // The first copy of an event the store did not have is 'stored'; everything else is a duplicate.
             for (const pending of group) {
-              pending.resolve(batch.outcomes.slice(offset, offset + pending.events.length));
-              offset += pending.events.length;
+              pending.resolve(
+                pending.events.map((event) => (inserted.delete(event.hash) ? 'stored' : 'duplicate')),
+              );
             }
           },
           (error: unknown) => {
-            this.#forget(batch.fresh);
             this.#failed.push({ group, error });
           },
         )
         .finally(() => this.#writes.delete(handled));
       this.#writes.add(handled);
-    }
-  }
-
-  #forget(events: readonly NormalizedEvent[]): void {
-    for (const event of events) {
-      const count = (this.#inFlight.get(event.hash) ?? 1) - 1;
-      if (count === 0) this.#inFlight.delete(event.hash);
-      else this.#inFlight.set(event.hash, count);
     }
   }
 
@@ -250,8 +238,8 @@ export class IngestPipeline {
   }
 
   /**
-   * Deduplicates a batch against the store and the writes in flight, derives its changes and applies them to
-   * the mirror. The write itself is issued by the caller, in order.
+   * Derives a batch's changes (after reading the runs the mirror lacks) and applies them to the mirror. The
+   * write itself is issued by the caller, in order.
    */
   async #prepare(events: readonly NormalizedEvent[]): Promise<PreparedBatch> {
     const unique: NormalizedEvent[] = [];
@@ -268,27 +256,12 @@ export class IngestPipeline {
       if (event.run) runUuids.push(event.run.uuid);
       if (event.run?.parent) runUuids.push(event.run.parent.runUuid);
     }
-    const { stored, runs } = await readBeforeWrite(
-      this.#db,
-      unique.map((event) => event.hash),
-      state.missingRuns(runUuids),
-    );
-    state.addRuns(runs);
-    const fresh = unique.filter((event) => !stored.has(event.hash) && !this.#inFlight.has(event.hash));
-    const changes = deriveChanges(state, fresh);
+    // Only runs the mirror lacks need a read; duplicates need none (see writeBatch).
+    state.addRuns(await readRuns(this.#db, state.missingRuns(runUuids)));
+    const changes = deriveChanges(state, unique);
     applyChangeset(state, changes);
-    for (const event of fresh) this.#inFlight.set(event.hash, (this.#inFlight.get(event.hash) ?? 0) + 1);
     const firstId = state.next.event;
-    state.next.event += fresh.length;
-    const freshHashes = new Set(fresh.map((event) => event.hash));
-    const counted = new Set<string>();
-    const outcomes = events.map((event): EventOutcome => {
-      if (freshHashes.has(event.hash) && !counted.has(event.hash)) {
-        counted.add(event.hash);
-        return 'stored';
-      }
-      return 'duplicate';
-    });
-    return { fresh, firstId, changes, outcomes };
+    state.next.event += unique.length;
+    return { unique, firstId, changes };
   }
 }

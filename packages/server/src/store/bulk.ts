@@ -48,13 +48,25 @@ function rowsParam(write: BulkWrite): string {
 /**
  * Performs many writes with ONE statement, each a data-modifying CTE: a batch of events costs one round trip
  * and one parse whatever its size and the number of tables it touches. Foreign keys between the tables hold:
- * PostgreSQL checks them at the end of the statement, when every CTE has run.
+ * PostgreSQL checks them at the end of the statement, when every CTE has run. Returns what the first write's
+ * RETURNING clause gives, if it has one.
  */
-export async function bulkWrite(tx: Queryable, writes: readonly BulkWrite[]): Promise<void> {
+export async function bulkWrite(
+  tx: Queryable,
+  writes: readonly BulkWrite[],
+): Promise<Record<string, unknown>[]> {
   const present = writes.filter((write) => write.rows.length > 0);
-  if (present.length === 0) return;
+  if (present.length === 0) return [];
   const ctes = present.map((write, index) => `w${index} AS (${insertSql(write, index + 1)})`);
-  await tx.query(`WITH ${ctes.join(',\n')} SELECT 1`, present.map(rowsParam));
+  // The rows RETURNING gives for the first write, as one JSON array.
+  const select = present[0]!.returning
+    ? `SELECT coalesce((SELECT json_agg(w0) FROM w0), '[]') AS returned`
+    : 'SELECT 1';
+  const [row] = await tx.query<{ returned?: Record<string, unknown>[] }>(
+    `WITH ${ctes.join(',\n')} ${select}`,
+    present.map(rowsParam),
+  );
+  return row?.returned ?? [];
 }
 
 /**

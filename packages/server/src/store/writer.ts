@@ -20,22 +20,17 @@ const EVENT_COLUMNS = [
   col('body', 'text'),
 ];
 
-/**
- * What the writer must know before deriving a batch, in one round trip: which of the events are already
- * stored (identical events are stored once) and the rows of runs its mirror lacks. Reading outside the write
- * is safe because this process is the only writer (see openPostgresDb and the data-dir lock).
- */
-export async function readBeforeWrite(
+/** Reads the runs in `runUuids` (the ones the writer's mirror lacks), for ModelState.addRuns. */
+export async function readRuns(
   db: Queryable,
-  hashes: readonly string[],
   runUuids: readonly string[],
-): Promise<{ stored: Set<string>; runs: Record<string, unknown>[] }> {
-  const [row] = await db.query<{ stored: string[]; runs: Record<string, unknown>[] }>(
-    `SELECT (SELECT coalesce(json_agg(hash::text), '[]') FROM events WHERE hash = ANY($1::uuid[])) AS stored,
-            (SELECT coalesce(json_agg(r), '[]') FROM (${RUNS_SQL('$2')}) r) AS runs`,
-    [hashes, runUuids],
+): Promise<Record<string, unknown>[]> {
+  if (runUuids.length === 0) return [];
+  const [row] = await db.query<{ runs: Record<string, unknown>[] }>(
+    `SELECT coalesce(json_agg(r), '[]') AS runs FROM (${RUNS_SQL('$1')}) r`,
+    [runUuids],
   );
-  return { stored: new Set(row?.stored ?? []), runs: row?.runs ?? [] };
+  return row?.runs ?? [];
 }
 
 /** The raw events, stored exactly as received. */
@@ -57,6 +52,7 @@ function eventsWrite(events: readonly NormalizedEvent[], firstId: number, receiv
       event.body,
     ]),
     conflict: '(hash) DO NOTHING',
+    returning: 'hash::text AS hash',
   };
 }
 
@@ -118,8 +114,10 @@ const RUN_COLUMNS = [
 const names = (columns: readonly BulkColumn[]) => columns.slice(1).map((column) => column.name);
 
 /**
- * Writes new raw events and the changeset derived from them (see ingest/derive.ts) as ONE statement: it
- * commits or fails as a whole, so the raw events and the lineage model never disagree.
+ * Writes raw events and the changeset derived from them (see ingest/derive.ts) as ONE statement: it commits or
+ * fails as a whole, so the raw events and the lineage model never disagree. Events already stored are skipped;
+ * the hashes of those actually inserted are returned. (Deriving an already-stored event again changes nothing:
+ * every merge in the model is idempotent, so no read is needed to find duplicates first.)
  */
 export async function writeBatch(
   db: Queryable,
@@ -127,7 +125,7 @@ export async function writeBatch(
   firstEventId: number,
   receivedAt: number,
   changes: Changeset,
-): Promise<void> {
+): Promise<Set<string>> {
   const { persist } = changes;
   const writes: BulkWrite[] = [eventsWrite(events, firstEventId, receivedAt)];
   const add = (table: string, columns: readonly BulkColumn[], rows: unknown[][], conflict?: string) =>
@@ -398,7 +396,8 @@ export async function writeBatch(
     `(run_uuid, dataset_id) DO UPDATE SET metrics = EXCLUDED.metrics, event_time = EXCLUDED.event_time
        WHERE EXCLUDED.event_time >= t.event_time`,
   );
-  await bulkWrite(db, writes);
+  const inserted = await bulkWrite(db, writes);
+  return new Set(inserted.map((row) => row.hash as string));
 }
 
 function facetWrite(
