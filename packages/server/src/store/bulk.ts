@@ -54,8 +54,12 @@ function rowsParam(write: BulkWrite): string {
 export async function bulkWrite(
   tx: Queryable,
   writes: readonly BulkWrite[],
+  name?: string,
 ): Promise<Record<string, unknown>[]> {
-  const present = writes.filter((write) => write.rows.length > 0);
+  // A named statement keeps every write, empty ones too, so that its text never changes and PostgreSQL plans
+  // it once per connection instead of once per batch (planning a dozen CTEs costs about as much as a small
+  // batch's writes).
+  const present = name === undefined ? writes.filter((write) => write.rows.length > 0) : writes;
   if (present.length === 0) return [];
   const ctes = present.map((write, index) => `w${index} AS (${insertSql(write, index + 1)})`);
   // The rows RETURNING gives for the first write, as one JSON array.
@@ -65,6 +69,7 @@ export async function bulkWrite(
   const [row] = await tx.query<{ returned?: Record<string, unknown>[] }>(
     `WITH ${ctes.join(',\n')} ${select}`,
     present.map(rowsParam),
+    name,
   );
   return row?.returned ?? [];
 }

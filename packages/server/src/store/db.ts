@@ -6,8 +6,15 @@ import { startEmbeddedWorker } from './embedded-db.js';
 
 /** Something that runs SQL: the database itself or an open transaction. */
 export interface Queryable {
-  /** Runs one statement with `$1`-style parameters and returns its rows. */
-  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /**
+   * Runs one statement with `$1`-style parameters and returns its rows. A `name` lets PostgreSQL keep the
+   * statement prepared per connection (its text must then never change); the embedded store ignores it.
+   */
+  query<Row = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+    name?: string,
+  ): Promise<Row[]>;
 }
 
 /**
@@ -120,11 +127,20 @@ export async function openPostgresDb(url: string, poolSize = 8): Promise<Db> {
       `Another Headwater server is writing to ${redactUrl(url)}. Stop it, or point this one at another database.`,
     );
   }
-  const run = async <Row>(q: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) =>
-    (await q.query(sql, params as unknown[] | undefined)).rows as Row[];
+  const run = async <Row>(
+    q: pg.Pool | pg.PoolClient,
+    sql: string,
+    params?: readonly unknown[],
+    name?: string,
+  ) =>
+    (
+      await (name === undefined
+        ? q.query(sql, params as unknown[] | undefined)
+        : q.query({ name, text: sql, values: (params ?? []) as unknown[] }))
+    ).rows as Row[];
   return {
     kind: 'postgres',
-    query: (sql, params) => run(pool, sql, params),
+    query: (sql, params, name) => run(pool, sql, params, name),
     transaction: async (fn) => {
       const client = await pool.connect();
       try {

@@ -396,7 +396,7 @@ export async function writeBatch(
     `(run_uuid, dataset_id) DO UPDATE SET metrics = EXCLUDED.metrics, event_time = EXCLUDED.event_time
        WHERE EXCLUDED.event_time >= t.event_time`,
   );
-  const inserted = await bulkWrite(db, writes);
+  const inserted = await bulkWrite(db, writes, 'headwater_write_batch');
   return new Set(inserted.map((row) => row.hash as string));
 }
 
