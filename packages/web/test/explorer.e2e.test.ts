@@ -100,7 +100,7 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     await expect.poll(() => results.innerText()).toContain('discount_amount');
     expect(await results.getByRole('option').first().locator('.kind').innerText()).toMatch(/column/i);
     await page.keyboard.press('Escape');
-    expect(await page.getByRole('dialog', { name: 'Search' }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('dialog', { name: 'Search' }).count()).toBe(0);
   });
 
   test('lineage graph: states, failed upstream path, stable layout on select, columns, groups, direction', async () => {
@@ -128,7 +128,7 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     // Shift-click: the path between the selected dashboard and the raw orders file.
     await graph.locator('.react-flow__node', { hasText: /^Datasetorders/ }).click({ modifiers: ['Shift'] });
     await expect.poll(() => panel.innerText()).toContain('nodes between this and orders');
-    expect(await graph.locator('.react-flow__edge.is-path').count()).toBeGreaterThan(0);
+    await expect.poll(() => graph.locator('.react-flow__edge.is-path').count()).toBeGreaterThan(0);
 
     // Columns in place, with column edges; the mart stays where it was.
     const staging = graph.locator('.react-flow__node', { hasText: 'analytics.staging.orders' });
@@ -143,7 +143,7 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     expect(await group.innerText()).toContain('daily_etl');
     await group.getByRole('button', { name: 'Collapse' }).click();
     await expect.poll(() => group.getByRole('button').innerText()).toBe('Expand 2 jobs');
-    expect(await graph.locator('[data-testid="job-node"]').count()).toBe(2);
+    await expect.poll(() => graph.locator('[data-testid="job-node"]').count()).toBe(2);
 
     await page.getByRole('group', { name: 'Direction' }).getByRole('button', { name: 'Downstream' }).click();
     await expect.poll(() => graph.locator('.react-flow__node').count()).toBe(3); // mart -> bi job -> dashboard
