@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { HeadwaterError } from '../errors.js';
 import type { FieldRef } from '../graph/column-graph.js';
-import { entityKey, type ModelState } from '../store/model-state.js';
 import { findDatasets } from '../store/queries/datasets.js';
+import { compareText as compare, datasetNamed, jobNamed } from '../store/queries/lookup.js';
 import type { AppDeps } from './app.js';
 import { parseNodeId } from './node-id.js';
 
@@ -10,20 +10,6 @@ interface ColumnLineageQuery {
   nodeId: string;
   depth: number;
   withDownstream: boolean;
-}
-
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-function lookup(state: ModelState, kind: 'dataset' | 'job', namespace: string, name: string) {
-  const ns = state.namespaces.get(namespace);
-  const row = ns ? (kind === 'dataset' ? state.datasets : state.jobs).get(entityKey(ns.id, name)) : undefined;
-  if (!row || row.isHidden) {
-    throw new HeadwaterError(
-      'NOT_FOUND',
-      `No ${kind} named ${JSON.stringify(name)} in namespace ${JSON.stringify(namespace)}.`,
-    );
-  }
-  return row;
 }
 
 /** GET /api/v1/column-lineage: Marquez's column-level lineage graph of DATASET_FIELD nodes. */
@@ -63,11 +49,11 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
       if (node.type === 'run') {
         throw new HeadwaterError('INVALID_NODE_ID', 'Column lineage starts at a dataset, a column or a job.');
       } else if (node.type === 'datasetField') {
-        starts = [{ datasetId: lookup(state, 'dataset', node.namespace, node.name).id, field: node.field }];
+        starts = [{ datasetId: datasetNamed(state, node.namespace, node.name).id, field: node.field }];
       } else if (node.type === 'dataset') {
-        starts = columnGraph.fieldsOf(lookup(state, 'dataset', node.namespace, node.name).id);
+        starts = columnGraph.fieldsOf(datasetNamed(state, node.namespace, node.name).id);
       } else {
-        const job = lookup(state, 'job', node.namespace, node.name);
+        const job = jobNamed(state, node.namespace, node.name);
         starts = graph.datasetsOf(job.id, 1).flatMap((id) => columnGraph.fieldsOf(id));
       }
       const reached = columnGraph.traverse(starts, depth, withDownstream);

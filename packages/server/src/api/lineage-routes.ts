@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { HeadwaterError } from '../errors.js';
 import type { GraphNode, LineageDirection } from '../graph/lineage-graph.js';
-import { entityKey, type ModelState } from '../store/model-state.js';
+import type { ModelState } from '../store/model-state.js';
+import { compareText as compare, datasetNamed, jobNamed } from '../store/queries/lookup.js';
 import type { AppDeps } from './app.js';
 import { nodeIdOf, parseNodeId } from './node-id.js';
 import { NodeDataCache } from './node-data-cache.js';
@@ -21,23 +22,13 @@ interface Edge {
 /** Finds the dataset or job a nodeId names in the writer's mirror. */
 function resolveNode(state: ModelState, nodeId: string): GraphNode {
   const parsed = parseNodeId(nodeId);
-  if (parsed.type !== 'dataset' && parsed.type !== 'job') {
-    throw new HeadwaterError(
-      'INVALID_NODE_ID',
-      `Lineage starts at a dataset or a job; got a ${parsed.type} nodeId.`,
-    );
-  }
-  const namespace = state.namespaces.get(parsed.namespace);
-  const row = namespace
-    ? (parsed.type === 'dataset' ? state.datasets : state.jobs).get(entityKey(namespace.id, parsed.name))
-    : undefined;
-  if (!row || row.isHidden) {
-    throw new HeadwaterError(
-      'NOT_FOUND',
-      `No ${parsed.type} named ${JSON.stringify(parsed.name)} in namespace ${JSON.stringify(parsed.namespace)}.`,
-    );
-  }
-  return { kind: parsed.type, id: row.id };
+  if (parsed.type === 'dataset')
+    return { kind: 'dataset', id: datasetNamed(state, parsed.namespace, parsed.name).id };
+  if (parsed.type === 'job') return { kind: 'job', id: jobNamed(state, parsed.namespace, parsed.name).id };
+  throw new HeadwaterError(
+    'INVALID_NODE_ID',
+    `Lineage starts at a dataset or a job; got a ${parsed.type} nodeId.`,
+  );
 }
 
 /** GET /api/v1/lineage: Marquez's node/edge graph, computed from the in-memory graph index. */
@@ -114,5 +105,3 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
     },
   );
 }
-
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

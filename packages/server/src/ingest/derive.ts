@@ -172,7 +172,7 @@ const isObject = (value: unknown): value is Json =>
  * Derives the lineage-model changes of a batch of NEW events (duplicates already removed), against the writer's
  * mirror `state`. Pure except for reading `state`; the caller writes the returned changeset and, only after the
  * transaction commits, applies it to the mirror with {@link applyChangeset}. Runs named by the events must have
- * been loaded into `state.runs` first (ModelState.loadRuns).
+ * been loaded into `state.runs` first (readRuns in store/writer.ts, then ModelState.addRuns).
  */
 export function deriveChanges(state: ModelState, events: readonly NormalizedEvent[]): Changeset {
   const derivation = new Derivation(state);

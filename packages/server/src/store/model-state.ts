@@ -287,12 +287,6 @@ export class ModelState {
     return [...new Set(uuids)].filter((uuid) => !this.runs.has(uuid));
   }
 
-  /** Loads the runs in `uuids` that are not in the LRU, with their inputs and outputs. */
-  async loadRuns(db: Queryable, uuids: readonly string[]): Promise<void> {
-    const missing = this.missingRuns(uuids);
-    if (missing.length > 0) this.addRuns(await db.query(RUNS_SQL('$1'), [missing]));
-  }
-
   /** Adds rows of {@link RUNS_SQL} to the LRU (times may come as Date or, through JSON, as text). */
   addRuns(rows: readonly Record<string, unknown>[]): void {
     const time = (value: unknown): Ms | null =>

@@ -1,6 +1,6 @@
 import { bulkWrite, ts, updateAll, type BulkColumn, type BulkWrite } from './bulk.js';
 import { RUNS_SQL } from './model-state.js';
-import type { Queryable } from './db.js';
+import type { Db, Queryable } from './db.js';
 import type { Changeset, FacetUpsert } from '../ingest/derive.js';
 import type { NormalizedEvent } from '../ingest/normalize.js';
 import { runStateOf, runTransitionedAt } from '../ingest/run-state.js';
@@ -120,7 +120,7 @@ const names = (columns: readonly BulkColumn[]) => columns.slice(1).map((column) 
  * every merge in the model is idempotent, so no read is needed to find duplicates first.)
  */
 export async function writeBatch(
-  db: Queryable,
+  db: Db,
   events: readonly NormalizedEvent[],
   firstEventId: number,
   receivedAt: number,
@@ -396,7 +396,8 @@ export async function writeBatch(
     `(run_uuid, dataset_id) DO UPDATE SET metrics = EXCLUDED.metrics, event_time = EXCLUDED.event_time
        WHERE EXCLUDED.event_time >= t.event_time`,
   );
-  const inserted = await bulkWrite(db, writes, 'headwater_write_batch');
+  // Only PostgreSQL keeps named statements prepared; elsewhere the empty writes would be parsed for nothing.
+  const inserted = await bulkWrite(db, writes, db.kind === 'postgres' ? 'headwater_write_batch' : undefined);
   return new Set(inserted.map((row) => row.hash as string));
 }
 
