@@ -19,7 +19,7 @@ export const runId = (scenario: number, n: number): string =>
 export const schema = (fields: readonly (readonly [string, string])[]) =>
   facet('SchemaDatasetFacet', { fields: fields.map(([name, type]) => ({ name, type })) });
 
-const columnLineage = (
+export const columnLineage = (
   namespace: string,
   fields: Record<string, readonly (readonly [dataset: string, field: string, subtype: string])[]>,
 ) =>
@@ -49,7 +49,7 @@ interface Io {
   readonly outputFacets?: Record<string, unknown>;
 }
 
-interface RunSpec {
+export interface RunSpec {
   readonly namespace: string;
   readonly job: string;
   readonly runId: string;
@@ -64,7 +64,7 @@ interface RunSpec {
   readonly jobFacets?: Record<string, unknown>;
 }
 
-function runEvents(spec: RunSpec): unknown[] {
+export function runEvents(spec: RunSpec): unknown[] {
   const event = (eventType: string, eventTime: string, terminal: boolean) => ({
     eventType,
     eventTime,

@@ -5,11 +5,13 @@ import { findDatasets } from '../store/queries/datasets.js';
 import { compareText as compare, datasetNamed, jobNamed } from '../store/queries/lookup.js';
 import type { AppDeps } from './app.js';
 import { parseNodeId } from './node-id.js';
+import { asOfParam, loadDatasetRecordsAsOf, parseAsOf } from './as-of.js';
 
 interface ColumnLineageQuery {
   nodeId: string;
   depth: number;
   withDownstream: boolean;
+  asOf?: string;
 }
 
 /** GET /api/v1/column-lineage: Marquez's column-level lineage graph of DATASET_FIELD nodes. */
@@ -24,7 +26,8 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
         summary: 'Column-level lineage around a dataset, a column or a job',
         description:
           'Upstream columns of every column of the node (a job: of its outputs), `depth` hops away; with ' +
-          '`withDownstream=true` also the columns they feed. Edges go from input column to output column.',
+          '`withDownstream=true` also the columns they feed. Edges go from input column to output column. ' +
+          'With `asOf`, the column lineage and dataset versions as they were then.',
         querystring: {
           type: 'object',
           required: ['nodeId'],
@@ -32,12 +35,15 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
             nodeId: { type: 'string', description: 'dataset:, datasetField: or job: nodeId' },
             depth: { type: 'integer', minimum: 0, maximum: 1000, default: 20 },
             withDownstream: { type: 'boolean', default: false },
+            asOf: asOfParam,
           },
         },
       },
     },
     async (request) => {
       const { depth, withDownstream } = request.query;
+      const asOf = parseAsOf(request.query.asOf);
+      const at = asOf?.getTime();
       const node = parseNodeId(request.query.nodeId);
       if ('version' in node && node.version !== undefined && withDownstream) {
         throw new HeadwaterError(
@@ -51,14 +57,16 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
       } else if (node.type === 'datasetField') {
         starts = [{ datasetId: datasetNamed(state, node.namespace, node.name).id, field: node.field }];
       } else if (node.type === 'dataset') {
-        starts = columnGraph.fieldsOf(datasetNamed(state, node.namespace, node.name).id);
+        starts = columnGraph.fieldsOf(datasetNamed(state, node.namespace, node.name).id, at);
       } else {
         const job = jobNamed(state, node.namespace, node.name);
-        starts = graph.datasetsOf(job.id, 1).flatMap((id) => columnGraph.fieldsOf(id));
+        starts = graph.datasetsOf(job.id, 1, at).flatMap((id) => columnGraph.fieldsOf(id, at));
       }
-      const reached = columnGraph.traverse(starts, depth, withDownstream);
+      const reached = columnGraph.traverse(starts, depth, withDownstream, at);
       const datasetIds = [...new Set([...reached.values()].map((ref) => ref.datasetId))];
-      const records = new Map((await findDatasets(db, datasetIds)).map((record) => [record.id, record]));
+      const records = asOf
+        ? await loadDatasetRecordsAsOf(db, datasetIds, asOf)
+        : new Map((await findDatasets(db, datasetIds)).map((record) => [record.id, record]));
       const describe = (ref: FieldRef) => {
         const record = records.get(ref.datasetId);
         const dataset = state.datasetsById.get(ref.datasetId)!;
@@ -77,7 +85,7 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
       };
       const nodes = [...reached.values()].map((ref) => {
         const self = describe(ref);
-        const inputs = columnGraph.inputsOf(ref).map((input) => {
+        const inputs = columnGraph.inputsOf(ref, at).map((input) => {
           const other = describe(input);
           const first = input.transformations[0];
           return {
@@ -106,7 +114,7 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
             inputFields: inputs.map(({ id: _id, ...input }) => input),
           },
           inputIds: inputs.map((input) => input.id),
-          outputIds: columnGraph.outputsOf(ref).map((output) => describe(output).id),
+          outputIds: columnGraph.outputsOf(ref, at).map((output) => describe(output).id),
         };
       });
       const present = new Set(nodes.map((node) => node.id));

@@ -20,6 +20,7 @@ import {
 import type { Db } from '../store/db.js';
 import { datasetNamed, namespaceNamed } from '../store/queries/lookup.js';
 import type { AppDeps } from './app.js';
+import { asOfParam, loadDatasetAsOf, parseAsOf } from './as-of.js';
 import {
   datasetsJson,
   datasetVersionJson,
@@ -106,20 +107,33 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
     },
   );
 
-  app.get<{ Params: DatasetParams }>(
+  app.get<{ Params: DatasetParams; Querystring: { asOf?: string } }>(
     `${base}/:dataset`,
     {
       ...plainJson,
       schema: {
         tags: TAGS,
         summary: 'Get a dataset: current schema, tags, latest facets and one level of column lineage',
+        description:
+          'With `asOf`, the dataset as it was then: its version, schema, facets and column lineage.',
         params: params(),
-        response: responses(schemaRef('Dataset'), 404),
+        querystring: { type: 'object', properties: { asOf: asOfParam } },
+        response: responses(schemaRef('Dataset'), 400, 404),
       },
     },
     async (request) => {
       const { namespace, dataset } = request.params;
-      return datasetById(db, datasetNamed(state, namespace, dataset).id);
+      const id = datasetNamed(state, namespace, dataset).id;
+      const asOf = parseAsOf(request.query.asOf);
+      if (!asOf) return datasetById(db, id);
+      const then = await loadDatasetAsOf(db, id, asOf);
+      if (!then) {
+        throw new HeadwaterError(
+          'NOT_FOUND',
+          `Dataset ${namespace}:${dataset} did not exist at ${asOf.toISOString()}.`,
+        );
+      }
+      return then;
     },
   );
 

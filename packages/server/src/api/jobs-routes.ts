@@ -15,6 +15,7 @@ import { jobNamed, namespaceNamed } from '../store/queries/lookup.js';
 import { countJobRuns, listJobRuns } from '../store/queries/runs.js';
 import type { Db } from '../store/db.js';
 import type { AppDeps } from './app.js';
+import { asOfParam, loadJobAsOf, parseAsOf } from './as-of.js';
 import {
   jobsJson,
   jobVersionJson,
@@ -121,18 +122,32 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
       ),
   );
 
-  app.get<{ Params: JobParams }>(
+  app.get<{ Params: JobParams; Querystring: { asOf?: string } }>(
     `${base}/:job`,
     {
       ...plainJson,
       schema: {
         tags: TAGS,
         summary: 'Get a job: current inputs and outputs, latest runs and latest facets',
+        description: 'With `asOf`, the job as it was then: its edges, runs, run states, version and facets.',
         params: params(),
-        response: responses(schemaRef('Job'), 404),
+        querystring: { type: 'object', properties: { asOf: asOfParam } },
+        response: responses(schemaRef('Job'), 400, 404),
       },
     },
-    (request) => jobById(db, jobNamed(state, request.params.namespace, request.params.job).id),
+    async (request) => {
+      const { namespace, job } = request.params;
+      const id = jobNamed(state, namespace, job).id;
+      const asOf = parseAsOf(request.query.asOf);
+      if (!asOf) return jobById(db, id);
+      const then = await loadJobAsOf(deps, id, asOf);
+      if (!then)
+        throw new HeadwaterError(
+          'NOT_FOUND',
+          `Job ${namespace}:${job} did not exist at ${asOf.toISOString()}.`,
+        );
+      return then;
+    },
   );
 
   app.delete<{ Params: JobParams }>(

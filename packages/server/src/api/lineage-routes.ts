@@ -6,18 +6,24 @@ import { compareText as compare, datasetNamed, jobNamed } from '../store/queries
 import type { AppDeps } from './app.js';
 import { nodeIdOf, parseNodeId } from './node-id.js';
 import { NodeDataCache } from './node-data-cache.js';
+import { asOfParam, loadDatasetNodeDataAsOf, loadJobNodeDataAsOf, parseAsOf } from './as-of.js';
 import { loadDatasetNodeData, loadJobNodeData } from './shapes.js';
 
 interface LineageQuery {
   nodeId: string;
   depth: number;
   direction: string;
+  asOf?: string;
 }
 
 interface Edge {
   origin: string;
   destination: string;
 }
+
+/** Node data as JSON text, as the cache holds it. */
+const texts = <T>(data: Map<number, T>) =>
+  new Map([...data].map(([id, value]) => [id, JSON.stringify(value)] as const));
 
 /** Finds the dataset or job a nodeId names in the writer's mirror. */
 function resolveNode(state: ModelState, nodeId: string): GraphNode {
@@ -46,7 +52,8 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
         summary: 'The lineage graph around a dataset or job',
         description:
           'Like Marquez, nodes are datasets and jobs with inEdges/outEdges, sorted by id. Beyond Marquez, ' +
-          '`direction` walks only upstream or downstream (default both: the union of the two walks).',
+          '`direction` walks only upstream or downstream (default both: the union of the two walks), and ' +
+          '`asOf` answers for the past: the edges, versions and run states as they were then.',
         querystring: {
           type: 'object',
           required: ['nodeId'],
@@ -64,6 +71,7 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
               enum: ['upstream', 'downstream', 'both', 'UPSTREAM', 'DOWNSTREAM', 'BOTH'],
               default: 'both',
             },
+            asOf: asOfParam,
           },
         },
       },
@@ -71,11 +79,23 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
     async (request, reply) => {
       const start = resolveNode(state, request.query.nodeId);
       const direction = request.query.direction.toLowerCase() as LineageDirection;
-      const subgraph = graph.traverse(start, request.query.depth, direction);
-      const [datasetData, jobData] = await Promise.all([
-        cache.datasets([...subgraph.datasets], (ids) => loadDatasetNodeData(db, ids)),
-        cache.jobs([...subgraph.jobs], (ids) => loadJobNodeData(deps, ids)),
-      ]);
+      const asOf = parseAsOf(request.query.asOf);
+      const subgraph = graph.traverse(start, request.query.depth, direction, asOf?.getTime());
+      const [datasetData, jobData] = asOf
+        ? await Promise.all([
+            loadDatasetNodeDataAsOf(db, [...subgraph.datasets], asOf).then(texts),
+            loadJobNodeDataAsOf(deps, [...subgraph.jobs], asOf).then(texts),
+          ])
+        : await Promise.all([
+            cache.datasets([...subgraph.datasets], (ids) => loadDatasetNodeData(db, ids)),
+            cache.jobs([...subgraph.jobs], (ids) => loadJobNodeData(deps, ids)),
+          ]);
+      if (asOf && !(start.kind === 'dataset' ? datasetData : jobData).has(start.id)) {
+        throw new HeadwaterError(
+          'NOT_FOUND',
+          `${request.query.nodeId} did not exist at ${asOf.toISOString()}.`,
+        );
+      }
       const idOf = (node: GraphNode) => {
         const row = node.kind === 'dataset' ? state.datasetsById.get(node.id) : state.jobsById.get(node.id);
         return nodeIdOf(node.kind, state.namespacesById.get(row!.namespaceId)?.name ?? '', row!.name);

@@ -27,6 +27,7 @@ import type { NamespaceRecord } from '../store/queries/namespaces.js';
 import { findRuns, latestRunsOfJobs, runIo, type RunRecord } from '../store/queries/runs.js';
 import type { SourceRecord } from '../store/queries/sources.js';
 import type { Queryable } from '../store/db.js';
+import type { Ms } from '../store/model-state.js';
 import type { AppDeps } from './app.js';
 
 // ---- JSON shapes -------------------------------------------------------------------------------------------
@@ -429,8 +430,16 @@ export function runJson(
 
 type GraphDeps = Pick<AppDeps, 'state' | 'graph'>;
 
-/** Builds the lineage-graph data of a job (Marquez's JobData); inputs and outputs are its current edges. */
-export function jobNodeData(deps: GraphDeps, record: JobRecord, latestRun: RunJson | null): JobNodeData {
+/**
+ * Builds the lineage-graph data of a job (Marquez's JobData); inputs and outputs are its current edges (as of
+ * event time `at`, when given).
+ */
+export function jobNodeData(
+  deps: GraphDeps,
+  record: JobRecord,
+  latestRun: RunJson | null,
+  at?: Ms,
+): JobNodeData {
   return {
     id: { namespace: record.namespace, name: record.name },
     type: record.type,
@@ -441,8 +450,8 @@ export function jobNodeData(deps: GraphDeps, record: JobRecord, latestRun: RunJs
     createdAt: iso(record.createdAt),
     updatedAt: iso(record.updatedAt),
     namespace: record.namespace,
-    inputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 0)),
-    outputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 1)),
+    inputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 0, at)),
+    outputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 1, at)),
     location: record.location,
     description: record.description,
     latestRun,
@@ -459,13 +468,15 @@ function parentOf(record: JobRecord): { parentJobName?: string; parentJobUuid?: 
 
 /**
  * Builds a Job: inputs and outputs are its current edges in the lineage graph (soft-deleted datasets left
- * out), latestRun the first of `latestRuns` (newest first), null when the job has no run, as in Marquez.
+ * out; as of event time `at`, when given), latestRun the first of `latestRuns` (newest first), null when the
+ * job has no run, as in Marquez.
  */
 export function jobJson(
   deps: GraphDeps,
   record: JobRecord,
   facets: Facets,
   latestRuns: readonly RunJson[],
+  at?: Ms,
 ): JobJson {
   return {
     id: { namespace: record.namespace, name: record.name },
@@ -476,8 +487,8 @@ export function jobJson(
     createdAt: iso(record.createdAt),
     updatedAt: iso(record.updatedAt),
     namespace: record.namespace,
-    inputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 0)),
-    outputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 1)),
+    inputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 0, at)),
+    outputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 1, at)),
     location: record.location,
     description: record.description,
     latestRun: latestRuns[0] ?? null,

@@ -65,6 +65,42 @@ export interface ColumnEdgeUpsert {
   seen: Ms;
 }
 
+/** What one event told a dataset, kept for time travel (table dataset_sightings). */
+export interface DatasetSighting {
+  datasetId: number;
+  /** 0: read, 1: written, 2: the dataset of a DatasetEvent, 3: only named as a column-lineage input. */
+  kind: 0 | 1 | 2 | 3;
+  eventHash: string;
+  eventTime: Ms;
+  seq: number;
+  jobId: number | null;
+  runUuid: string | null;
+  versionId: number | null;
+  definesVersion: boolean;
+  modifies: boolean;
+  /** Facet name -> hash of its value. */
+  facets: Record<string, string>;
+  /** The run's input or output facets for the dataset, as this event gave them. */
+  ioFacets: FacetMap;
+}
+
+/** What one event told a job (kind 0), or that a run event named it as its parent's job (kind 1). */
+export interface JobSighting {
+  jobId: number;
+  kind: 0 | 1;
+  eventHash: string;
+  eventTime: Ms;
+  seq: number;
+  runUuid: string | null;
+  eventType: string | null;
+  /** The job version a JobEvent declared. */
+  versionId: number | null;
+  /** The job of the parent run the event named, if another job. */
+  parentJobId: number | null;
+  facets: Record<string, string>;
+  runFacets: Record<string, string>;
+}
+
 export interface SymlinkInsert {
   datasetId: number;
   namespace: string;
@@ -129,6 +165,9 @@ export interface Changeset {
   readonly datasetFacets: Map<string, FacetUpsert>;
   readonly assertions: Map<string, AssertionUpsert>;
   readonly metrics: Map<string, MetricsUpsert>;
+  /** History rows, by `${entity}:${kind}:${eventHash}`. */
+  readonly datasetSightings: Map<string, DatasetSighting>;
+  readonly jobSightings: Map<string, JobSighting>;
   /** What the mirror learns about the latest value of each facet (`${kind}:${entity}:${name}`). */
   readonly facetTimes: Map<string, FacetLatest>;
 }
@@ -152,6 +191,8 @@ function emptyChangeset(): Changeset {
     datasetFacets: new Map(),
     assertions: new Map(),
     metrics: new Map(),
+    datasetSightings: new Map(),
+    jobSightings: new Map(),
     facetTimes: new Map(),
   };
 }
@@ -172,11 +213,16 @@ const isObject = (value: unknown): value is Json =>
  * Derives the lineage-model changes of a batch of NEW events (duplicates already removed), against the writer's
  * mirror `state`. Pure except for reading `state`; the caller writes the returned changeset and, only after the
  * transaction commits, applies it to the mirror with {@link applyChangeset}. Runs named by the events must have
- * been loaded into `state.runs` first (readRuns in store/writer.ts, then ModelState.addRuns).
+ * been loaded into `state.runs` first (readRuns in store/writer.ts, then ModelState.addRuns). `firstSeq` is the id
+ * the first event is stored with: the history rows keep the arrival order with it.
  */
-export function deriveChanges(state: ModelState, events: readonly NormalizedEvent[]): Changeset {
+export function deriveChanges(
+  state: ModelState,
+  events: readonly NormalizedEvent[],
+  firstSeq: number,
+): Changeset {
   const derivation = new Derivation(state);
-  for (const event of events) derivation.add(event);
+  events.forEach((event, index) => derivation.add(event, firstSeq + index));
   derivation.finish();
   return derivation.changes;
 }
@@ -186,32 +232,103 @@ class Derivation {
   readonly #state: ModelState;
   readonly #next: ModelState['next'];
   readonly #datasetsById = new Map<number, DatasetRow>();
+  /** The event being derived and its arrival order, for the history rows. */
+  #event: NormalizedEvent | undefined;
+  #seq = 0;
 
   constructor(state: ModelState) {
     this.#state = state;
     this.#next = state.next;
   }
 
-  add(event: NormalizedEvent): void {
+  add(event: NormalizedEvent, seq: number): void {
     const t = event.eventTime;
+    this.#event = event;
+    this.#seq = seq;
     if (event.kind === 'dataset') {
       if (event.dataset) this.#datasetMention(event.dataset, 1, t, event, null, null);
       return;
     }
     if (!event.job) return;
-    const job = this.#job(event.job, t, event.run?.parent?.job);
-    this.#facets(this.changes.jobFacets, 'job', job.id, event.job.facets, t, event.run?.uuid ?? null);
+    const parent = event.run?.parent;
+    const job = this.#job(event.job, t, parent?.job);
+    const jobFacets = this.#facets(
+      this.changes.jobFacets,
+      'job',
+      job.id,
+      event.job.facets,
+      t,
+      event.run?.uuid ?? null,
+    );
+    const sighting = this.#jobSighting(job, 0, event.run?.uuid ?? null);
+    sighting.facets = Object.fromEntries(jobFacets);
+    if (parent && parent.runUuid !== event.run?.uuid) {
+      const parentJob = this.#touchJob(parent.job, t);
+      this.#jobSighting(parentJob, 1, parent.runUuid);
+      if (parentJob.id !== job.id) sighting.parentJobId = parentJob.id;
+    }
     if (event.kind === 'job') {
-      this.#jobEvent(event, job);
+      sighting.versionId = this.#jobEvent(event, job);
       return;
     }
     const run = event.run;
     if (!run) return;
     const runRow = this.#run(run.uuid, job, event);
-    this.#facets(this.changes.runFacets, 'run', run.uuid, run.facets, t, null);
+    sighting.runFacets = Object.fromEntries(
+      this.#facets(this.changes.runFacets, 'run', run.uuid, run.facets, t, null),
+    );
     for (const input of event.inputs) this.#datasetMention(input, 0, t, event, runRow, job);
     for (const output of event.outputs) this.#datasetMention(output, 1, t, event, runRow, job);
     this.#afterRunEvent(runRow, job);
+  }
+
+  /** The history row of the current event for a job (the first one made for this event and kind). */
+  #jobSighting(job: JobRow, kind: 0 | 1, runUuid: string | null): JobSighting {
+    const event = this.#event!;
+    const key = `${job.id}:${kind}:${event.hash}`;
+    let sighting = this.changes.jobSightings.get(key);
+    if (!sighting) {
+      sighting = {
+        jobId: job.id,
+        kind,
+        eventHash: event.hash,
+        eventTime: event.eventTime,
+        seq: this.#seq,
+        runUuid,
+        eventType: kind === 0 ? (event.eventType ?? null) : null,
+        versionId: null,
+        parentJobId: null,
+        facets: {},
+        runFacets: {},
+      };
+      this.changes.jobSightings.set(key, sighting);
+    }
+    return sighting;
+  }
+
+  /** Records that the current event named a dataset (the first sighting per event and kind is kept). */
+  #datasetSighting(
+    datasetId: number,
+    kind: DatasetSighting['kind'],
+    fields: Partial<Omit<DatasetSighting, 'datasetId' | 'kind' | 'eventHash' | 'eventTime' | 'seq'>>,
+  ): void {
+    const event = this.#event!;
+    const key = `${datasetId}:${kind}:${event.hash}`;
+    if (this.changes.datasetSightings.has(key)) return;
+    this.changes.datasetSightings.set(key, {
+      datasetId,
+      kind,
+      eventHash: event.hash,
+      eventTime: event.eventTime,
+      seq: this.#seq,
+      jobId: fields.jobId ?? null,
+      runUuid: fields.runUuid ?? null,
+      versionId: fields.versionId ?? null,
+      definesVersion: fields.definesVersion ?? false,
+      modifies: fields.modifies ?? false,
+      facets: fields.facets ?? {},
+      ioFacets: fields.ioFacets ?? {},
+    });
   }
 
   /** Decides which touched rows differ from what is stored. */
@@ -255,6 +372,8 @@ class Derivation {
         old.jobVersionId !== row.jobVersionId ||
         old.nominalStartTime !== row.nominalStartTime ||
         old.nominalEndTime !== row.nominalEndTime ||
+        old.codeLocation !== row.codeLocation ||
+        old.codeLocationAt !== row.codeLocationAt ||
         old.externalId !== row.externalId
       ) {
         changes.persist.runs.add(uuid);
@@ -348,22 +467,20 @@ class Derivation {
     row.isHidden = false;
     if (parent && (newest || row.parentJobId === null)) {
       row.parentJobId = parent.id;
-      // Producers name children `parent.child`; the simple name drops the parent's prefix.
-      row.simpleName = ref.name.startsWith(`${parent.name}.`)
-        ? ref.name.slice(parent.name.length + 1)
-        : ref.name;
+      row.simpleName = simpleJobName(ref.name, parent.name);
     }
-    if (newest) {
-      const jobType = ref.facets.jobType;
-      if (jobType) {
-        row.type = str(jobType.processingType)?.toUpperCase() === 'STREAMING' ? 'STREAM' : 'BATCH';
-        row.integration = str(jobType.integration) ?? row.integration;
-        row.jobType = str(jobType.jobType) ?? row.jobType;
-      }
-      const documentation = ref.facets.documentation;
-      if (documentation) row.description = str(documentation.description) ?? row.description;
-      const location = ref.facets.sourceCodeLocation;
-      if (location) row.location = str(location.url) ?? row.location;
+    // What a facet describes follows the facet's newest value, as the merged facets do, in any arrival order.
+    const { jobType, documentation, sourceCodeLocation } = ref.facets;
+    if (jobType && this.#newestFacet('job', row.id, 'jobType', t)) {
+      row.type = str(jobType.processingType)?.toUpperCase() === 'STREAMING' ? 'STREAM' : 'BATCH';
+      row.integration = str(jobType.integration) ?? row.integration;
+      row.jobType = str(jobType.jobType) ?? row.jobType;
+    }
+    if (documentation && this.#newestFacet('job', row.id, 'documentation', t)) {
+      row.description = str(documentation.description) ?? row.description;
+    }
+    if (sourceCodeLocation && this.#newestFacet('job', row.id, 'sourceCodeLocation', t)) {
+      row.location = str(sourceCodeLocation.url) ?? row.location;
     }
     return row;
   }
@@ -383,6 +500,8 @@ class Derivation {
             aggregate: initialRunState(undefined, t),
             nominalStartTime: null,
             nominalEndTime: null,
+            codeLocation: null,
+            codeLocationAt: null,
             io: new Map(),
           };
       this.changes.runs.set(uuid, run);
@@ -400,11 +519,22 @@ class Derivation {
     run.jobId = job.id;
     if (run.externalId === null && event.run?.externalId !== undefined) run.externalId = event.run.externalId;
     const parent = event.run?.parent;
-    if (parent && parent.runUuid !== uuid && (newest || run.parentRunUuid === null)) {
-      run.parentRunUuid = parent.runUuid;
-      if (!this.changes.runs.has(parent.runUuid) && !this.#state.runs.has(parent.runUuid)) {
-        // Named by a child before (or without) any event of its own: a placeholder keeps the link followable.
-        this.#touchRun(parent.runUuid, this.#touchJob(parent.job, t).id, t);
+    if (parent && parent.runUuid !== uuid) {
+      if (newest || run.parentRunUuid === null) run.parentRunUuid = parent.runUuid;
+      // A parent run is known from the first event that names it, its own or a child's (a child may come before,
+      // or without, any event of the parent's own: the placeholder keeps the link followable). Its first and
+      // last event times take in its children's, so they do not depend on the order events arrive in.
+      const parentRun = this.#touchRun(parent.runUuid, this.#touchJob(parent.job, t).id, t);
+      parentRun.aggregate = applyRunEvent(parentRun.aggregate, undefined, t);
+    }
+    const location = event.job?.facets.sourceCodeLocation;
+    if (location) {
+      // The newest location the run's events give (equal times: the greater url, whatever the arrival order).
+      const url = str(location.url);
+      const at = run.codeLocationAt;
+      if (at === null || t > at || (t === at && (url ?? '') > (run.codeLocation ?? ''))) {
+        run.codeLocation = url;
+        run.codeLocationAt = t;
       }
     }
     const nominal = event.run?.facets.nominalTime;
@@ -428,7 +558,9 @@ class Derivation {
       const ref = { namespace: this.#namespaceName(dataset.namespaceId), name: dataset.name };
       (direction === '0' ? inputs : outputs).push(ref);
     }
-    run.jobVersionId = this.#jobVersion(job, inputs, outputs, run.aggregate.firstEventAt);
+    // The code the run says it ran; for a run that says nothing, the job's.
+    const location = run.codeLocationAt !== null ? run.codeLocation : job.location;
+    run.jobVersionId = this.#jobVersion(job, location, inputs, outputs, run.aggregate.firstEventAt);
     const terminalAt = run.aggregate.terminal!.at;
     if (job.currentVersionTime === null || terminalAt >= job.currentVersionTime) {
       job.currentVersionId = run.jobVersionId;
@@ -439,15 +571,10 @@ class Derivation {
     }
   }
 
-  #jobVersion(job: JobRow, inputs: Ref[], outputs: Ref[], t: Ms): number {
-    const byName = (a: Ref, b: Ref) =>
-      a.namespace === b.namespace ? (a.name < b.name ? -1 : 1) : a.namespace < b.namespace ? -1 : 1;
-    inputs.sort(byName);
-    outputs.sort(byName);
+  /** The version of a job that ran the code at `location` and read and wrote these datasets. */
+  #jobVersion(job: JobRow, location: string | null, inputs: Ref[], outputs: Ref[], t: Ms): number {
     const namespace = this.#namespaceName(job.namespaceId);
-    const version = contentUuid(
-      canonicalJson({ job: [namespace, job.name], location: job.location, inputs, outputs }),
-    );
+    const version = jobVersionUuid(namespace, job.name, location, inputs, outputs);
     const known = this.changes.jobVersions.get(version) ?? this.#state.jobVersions.get(version);
     if (known) return known.id;
     const id = this.#next.jobVersion++;
@@ -455,7 +582,7 @@ class Derivation {
       id,
       jobId: job.id,
       version,
-      location: job.location,
+      location,
       inputs,
       outputs,
       createdAt: t,
@@ -463,8 +590,8 @@ class Derivation {
     return id;
   }
 
-  /** A JobEvent declares a job's inputs and outputs without a run: static lineage. */
-  #jobEvent(event: NormalizedEvent, job: JobRow): void {
+  /** A JobEvent declares a job's inputs and outputs without a run: static lineage. Returns the job version. */
+  #jobEvent(event: NormalizedEvent, job: JobRow): number {
     const t = event.eventTime;
     const inputs: Ref[] = [];
     const outputs: Ref[] = [];
@@ -477,13 +604,16 @@ class Derivation {
         refs.push({ namespace: dataset.namespace, name: dataset.name });
       }
     }
-    const versionId = this.#jobVersion(job, inputs, outputs, t);
+    // A JobEvent's version is the code its own facets name.
+    const location = event.job?.facets.sourceCodeLocation;
+    const versionId = this.#jobVersion(job, location ? str(location.url) : null, inputs, outputs, t);
     if (job.currentVersionTime === null || t >= job.currentVersionTime) {
       job.currentVersionId = versionId;
       job.currentVersionTime = t;
       // What the JobEvent does not name is no longer part of the job's lineage.
       if (job.ioCutoff === null || t > job.ioCutoff) job.ioCutoff = t;
     }
+    return versionId;
   }
 
   // ---- datasets --------------------------------------------------------------------------------------------
@@ -522,15 +652,26 @@ class Derivation {
   #dataset(ref: Ref, t: Ms, facets: FacetMap): DatasetRow {
     const dataSource = facets.dataSource;
     const row = this.#touchDataset(ref, t, dataSource);
-    const newest = t >= row.updatedAt;
     row.updatedAt = Math.max(row.updatedAt, t);
     row.isHidden = false;
-    if (newest) {
-      if (dataSource) row.sourceId = this.#source(dataSource, t).id;
-      const documentation = facets.documentation;
-      if (documentation) row.description = str(documentation.description) ?? row.description;
+    if (dataSource && this.#newestFacet('dataset', row.id, 'dataSource', t)) {
+      row.sourceId = this.#source(dataSource, t).id;
+    }
+    const documentation = facets.documentation;
+    if (documentation && this.#newestFacet('dataset', row.id, 'documentation', t)) {
+      row.description = str(documentation.description) ?? row.description;
     }
     return row;
+  }
+
+  /**
+   * Whether a value of an entity's facet at `t` is (so far) its newest: call before the event's facets are
+   * staged. The mirror knows the describing facets of every entity from the start (ModelState.load).
+   */
+  #newestFacet(kind: 'job' | 'dataset', entity: number, name: string, t: Ms): boolean {
+    const key = `${kind}:${entity}:${name}`;
+    const latest = this.changes.facetTimes.get(key) ?? this.#state.facets.get(key);
+    return latest === undefined || t >= latest.latestAt;
   }
 
   #datasetMention(
@@ -550,17 +691,30 @@ class Derivation {
       t,
       run?.uuid ?? null,
     );
+    const { schema, lifecycleStateChange, storage, symlinks } = mention.facets;
+    const definesVersion = (schema ?? lifecycleStateChange ?? storage ?? symlinks) !== undefined;
     const versionId = this.#datasetVersion(
       dataset,
       mention,
       hashes,
       t,
       direction === 1 ? (run?.uuid ?? null) : null,
+      definesVersion,
     );
     const completes = event.eventType === 'COMPLETE' || event.kind === 'dataset';
-    if (direction === 1 && completes && (dataset.lastModifiedAt === null || t > dataset.lastModifiedAt)) {
+    const modifies = direction === 1 && completes;
+    if (modifies && (dataset.lastModifiedAt === null || t > dataset.lastModifiedAt)) {
       dataset.lastModifiedAt = t;
     }
+    this.#datasetSighting(dataset.id, event.kind === 'dataset' ? 2 : direction, {
+      jobId: job?.id ?? null,
+      runUuid: run?.uuid ?? null,
+      versionId,
+      definesVersion,
+      modifies,
+      facets: Object.fromEntries(hashes),
+      ioFacets: run ? mention.ioFacets : {},
+    });
     if (run) this.#runIo(run, direction, dataset.id, versionId, mention.ioFacets, t);
     if (job) this.#edge(job, direction, dataset.id, t, run);
     if (direction === 1) this.#columnLineage(dataset, mention.facets.columnLineage, t);
@@ -574,15 +728,15 @@ class Derivation {
     hashes: ReadonlyMap<string, string>,
     t: Ms,
     writtenBy: string | null,
+    definesVersion: boolean,
   ): number {
     const { facets } = mention;
     const schema = facets.schema;
     const lifecycle = facets.lifecycleStateChange;
     const storage = facets.storage;
     const symlinks = facets.symlinks;
-    if (!(schema ?? lifecycle ?? storage ?? symlinks) && dataset.currentVersionId !== null) {
-      return dataset.currentVersionId;
-    }
+    // An event that does not describe the dataset says nothing of its version: it names the current one.
+    if (!definesVersion && dataset.currentVersionId !== null) return dataset.currentVersionId;
     const lifecycleState = str(lifecycle?.lifecycleStateChange);
     const fields = Array.isArray(schema?.fields) ? (schema.fields as unknown[]) : [];
     // The version is addressed by canonical JSON (key order does not matter), which is costly to build; the
@@ -590,18 +744,15 @@ class Derivation {
     const memoKey = `${dataset.id}|${hashes.get('schema')}|${hashes.get('lifecycleStateChange')}|${hashes.get('storage')}|${hashes.get('symlinks')}`;
     let version = this.#state.versionMemo.get(memoKey);
     if (version === undefined) {
-      version = contentUuid(
-        canonicalJson({
-          dataset: [this.#namespaceName(dataset.namespaceId), dataset.name],
-          fields,
-          lifecycleState,
-          storage: storage
-            ? { layer: storage.storageLayer ?? null, format: storage.fileFormat ?? null }
-            : null,
-          symlinks: Array.isArray(symlinks?.identifiers)
-            ? (symlinks.identifiers as unknown[]).map(canonicalJson).sort()
-            : null,
-        }),
+      version = datasetVersionUuid(
+        this.#namespaceName(dataset.namespaceId),
+        dataset.name,
+        fields,
+        lifecycleState,
+        storage ? { layer: storage.storageLayer ?? null, format: storage.fileFormat ?? null } : null,
+        Array.isArray(symlinks?.identifiers)
+          ? (symlinks.identifiers as unknown[]).map(canonicalJson).sort()
+          : null,
       );
       this.#state.versionMemo.set(memoKey, version);
     }
@@ -629,7 +780,11 @@ class Derivation {
         createdByRun: writtenBy,
       });
     }
-    if (dataset.currentVersionTime === null || t >= dataset.currentVersionTime) {
+    if (!definesVersion) {
+      // The empty version of a dataset named before anything described it. It carries no time, so that any
+      // description replaces it, whatever order the events arrive in.
+      dataset.currentVersionId = id;
+    } else if (dataset.currentVersionTime === null || t >= dataset.currentVersionTime) {
       dataset.currentVersionId = id;
       dataset.currentVersionTime = t;
       if (lifecycle) dataset.lifecycleState = lifecycleState;
@@ -692,6 +847,7 @@ class Derivation {
         const inputField = str(input.field);
         if (!namespace || !name || !inputField) continue;
         const inputDataset = this.#touchDataset({ namespace, name }, t, undefined);
+        this.#datasetSighting(inputDataset.id, 3, {});
         const transformations = Array.isArray(input.transformations)
           ? (input.transformations as unknown[]).filter(isObject)
           : [];
@@ -709,7 +865,8 @@ class Derivation {
           const type = str(transformation.type) ?? '';
           const subtype = str(transformation.subtype) ?? '';
           const key = [output.id, field, inputDataset.id, inputField, type, subtype].join('\u0000');
-          if (this.#state.columnEdges.has(key)) continue;
+          const known = this.#state.columnEdges.get(key);
+          if (known !== undefined && known <= t) continue;
           const staged = this.changes.columnEdges.get(key);
           if (staged) {
             staged.seen = Math.min(staged.seen, t);
@@ -865,6 +1022,46 @@ function sameDataset(a: DatasetRow, b: DatasetRow): boolean {
   );
 }
 
+/** Producers name children `parent.child`; a job's simple name drops its parent's prefix. */
+export function simpleJobName(name: string, parentName: string): string {
+  return name.startsWith(`${parentName}.`) ? name.slice(parentName.length + 1) : name;
+}
+
+/**
+ * The uuid of a job version: the content address of the job's code location and the datasets it read and wrote.
+ * Sorts `inputs` and `outputs` in place.
+ */
+export function jobVersionUuid(
+  namespace: string,
+  name: string,
+  location: string | null,
+  inputs: Ref[],
+  outputs: Ref[],
+): string {
+  const byName = (a: Ref, b: Ref) =>
+    a.namespace === b.namespace ? (a.name < b.name ? -1 : 1) : a.namespace < b.namespace ? -1 : 1;
+  inputs.sort(byName);
+  outputs.sort(byName);
+  return contentUuid(canonicalJson({ job: [namespace, name], location, inputs, outputs }));
+}
+
+/**
+ * The uuid of a dataset version: the content address of what describes the dataset. With no description at all
+ * (`datasetVersionUuid(namespace, name)`), the empty version a dataset gets when first named without one.
+ */
+export function datasetVersionUuid(
+  namespace: string,
+  name: string,
+  fields: unknown[] = [],
+  lifecycleState: string | null = null,
+  storage: { layer: unknown; format: unknown } | null = null,
+  symlinks: string[] | null = null,
+): string {
+  return contentUuid(
+    canonicalJson({ dataset: [namespace, name], fields, lifecycleState, storage, symlinks }),
+  );
+}
+
 function timeOf(value: unknown): Ms | null {
   if (typeof value !== 'string') return null;
   const ms = Date.parse(value);
@@ -913,7 +1110,9 @@ export function applyChangeset(state: ModelState, changes: Changeset): void {
   for (const edge of changes.edges.values()) {
     state.edges.set(`${edge.jobId}:${edge.direction}:${edge.datasetId}`, [edge.firstSeen, edge.lastSeen]);
   }
-  for (const key of changes.columnEdges.keys()) state.columnEdges.set(key, true);
+  for (const [key, edge] of changes.columnEdges) {
+    state.columnEdges.set(key, Math.min(state.columnEdges.get(key) ?? edge.seen, edge.seen));
+  }
   for (const key of changes.symlinks.keys()) state.symlinks.set(key, true);
   for (const [key, latest] of changes.facetTimes) state.facets.set(key, latest);
 }

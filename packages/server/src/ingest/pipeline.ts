@@ -258,9 +258,9 @@ export class IngestPipeline {
     }
     // Only runs the mirror lacks need a read; duplicates need none (see writeBatch).
     state.addRuns(await readRuns(this.#db, state.missingRuns(runUuids)));
-    const changes = deriveChanges(state, unique);
-    applyChangeset(state, changes);
     const firstId = state.next.event;
+    const changes = deriveChanges(state, unique, firstId);
+    applyChangeset(state, changes);
     state.next.event += unique.length;
     return { unique, firstId, changes };
   }

@@ -69,6 +69,9 @@ export interface RunRow {
   aggregate: RunStateAggregate;
   nominalStartTime: Ms | null;
   nominalEndTime: Ms | null;
+  /** The code the run says it ran: the url of the newest sourceCodeLocation facet among its events, and when. */
+  codeLocation: string | null;
+  codeLocationAt: Ms | null;
   /** Datasets the run read or wrote: `${direction}:${datasetId}` -> dataset version id. */
   io: Map<string, number | null>;
 }
@@ -84,6 +87,15 @@ export interface VersionRef {
   readonly id: number;
   readonly ownerId: number;
 }
+
+/**
+ * The facets whose newest value sets a column of the entity (source and description of datasets; type,
+ * description and code location of jobs): the writer must know their newest time to apply a late event right.
+ */
+export const DESCRIBING_FACETS = {
+  dataset: ['dataSource', 'documentation'],
+  job: ['jobType', 'documentation', 'sourceCodeLocation'],
+} as const;
 
 /** A Map that forgets its least recently used entries beyond `capacity`. */
 export class LruMap<K, V> {
@@ -133,7 +145,7 @@ export class LruMap<K, V> {
 export const RUNS_SQL = (param: string) =>
   `SELECT r.uuid::text AS uuid, r.external_id, r.job_id, r.parent_run_uuid::text AS parent_run_uuid,
           r.job_version_id, r.state, r.started_at, r.first_running_at, r.ended_at, r.created_at, r.updated_at,
-          r.nominal_start_time, r.nominal_end_time,
+          r.nominal_start_time, r.nominal_end_time, r.code_location, r.code_location_at,
           (SELECT json_agg(json_build_array(io.direction, io.dataset_id, io.dataset_version_id))
            FROM run_io io WHERE io.run_uuid = r.uuid) AS io
    FROM runs r WHERE r.uuid = ANY(${param}::uuid[])`;
@@ -160,9 +172,13 @@ export class ModelState {
   readonly runs = new LruMap<string, RunRow>(50_000);
   /** `${jobId}:${direction}:${datasetId}` -> [first_seen, last_seen]. */
   readonly edges = new LruMap<string, [Ms, Ms]>(500_000);
-  /** `${kind}:${entity}:${name}` -> the latest value of a facet. */
+  /**
+   * `${kind}:${entity}:${name}` -> the latest value of a facet. The facets that describe entities (see
+   * DESCRIBING_FACETS) are loaded for all of them at start; others are learnt as events arrive.
+   */
   readonly facets = new LruMap<string, FacetLatest>(500_000);
-  readonly columnEdges = new LruMap<string, true>(500_000);
+  /** Column edge key -> the earliest eventTime it was seen. */
+  readonly columnEdges = new LruMap<string, Ms>(500_000);
   readonly symlinks = new LruMap<string, true>(100_000);
   /** Dataset version uuids by the text hashes of the facets that address them (a pure memo). */
   readonly versionMemo = new LruMap<string, string>(200_000);
@@ -267,6 +283,19 @@ export class ModelState {
     for (const row of await db.query('SELECT id, job_id, version::text AS version FROM job_versions')) {
       this.jobVersions.set(row.version as string, { id: row.id as number, ownerId: row.job_id as number });
     }
+    for (const [kind, table, column] of [
+      ['dataset', 'dataset_facets', 'dataset_id'],
+      ['job', 'job_facets', 'job_id'],
+    ] as const) {
+      for (const row of await db.query<{ id: number; name: string; hash: string; at: Date }>(
+        `SELECT DISTINCT ON (${column}, name) ${column} AS id, name, hash::text AS hash, event_time AS at
+         FROM ${table} WHERE name = ANY($1::text[]) ORDER BY ${column}, name, event_time DESC, hash DESC`,
+        [DESCRIBING_FACETS[kind]],
+      )) {
+        const at = row.at.getTime();
+        this.facets.set(`${kind}:${row.id}:${row.name}`, { hash: row.hash, latestAt: at, storedAt: at });
+      }
+    }
     const [max] = await db.query<Record<string, number | null>>(
       `SELECT (SELECT max(id) FROM namespaces) AS namespace, (SELECT max(id) FROM sources) AS source,
               (SELECT max(id) FROM datasets) AS dataset, (SELECT max(id) FROM jobs) AS job,
@@ -318,6 +347,8 @@ export class ModelState {
         },
         nominalStartTime: time(row.nominal_start_time),
         nominalEndTime: time(row.nominal_end_time),
+        codeLocation: (row.code_location as string | null | undefined) ?? null,
+        codeLocationAt: time(row.code_location_at),
         io,
       });
     }

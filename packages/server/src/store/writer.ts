@@ -110,6 +110,8 @@ const RUN_COLUMNS = [
   col('nominal_end_time', 'timestamptz'),
   col('created_at', 'timestamptz'),
   col('updated_at', 'timestamptz'),
+  col('code_location', 'text'),
+  col('code_location_at', 'timestamptz'),
 ];
 const names = (columns: readonly BulkColumn[]) => columns.slice(1).map((column) => column.name);
 
@@ -270,6 +272,8 @@ export async function writeBatch(
         ts(run.nominalEndTime),
         ts(aggregate.firstEventAt),
         ts(aggregate.lastEventAt),
+        run.codeLocation,
+        ts(run.codeLocationAt),
       ];
     }),
     updateAll('uuid', names(RUN_COLUMNS)),
@@ -395,6 +399,69 @@ export async function writeBatch(
     [...changes.metrics.values()].map((row) => [row.runUuid, row.datasetId, row.metrics, ts(row.eventTime)]),
     `(run_uuid, dataset_id) DO UPDATE SET metrics = EXCLUDED.metrics, event_time = EXCLUDED.event_time
        WHERE EXCLUDED.event_time >= t.event_time`,
+  );
+  add(
+    'dataset_sightings',
+    [
+      col('dataset_id', 'int'),
+      col('kind', 'smallint'),
+      col('event_hash', 'uuid'),
+      col('event_time', 'timestamptz'),
+      col('seq', 'bigint'),
+      col('job_id', 'int'),
+      col('run_uuid', 'uuid'),
+      col('version_id', 'bigint'),
+      col('defines_version', 'boolean'),
+      col('modifies', 'boolean'),
+      col('facets', 'jsonb'),
+      col('io_facets', 'jsonb'),
+    ],
+    [...changes.datasetSightings.values()].map((row) => [
+      row.datasetId,
+      row.kind,
+      row.eventHash,
+      ts(row.eventTime),
+      row.seq,
+      row.jobId,
+      row.runUuid,
+      row.versionId,
+      row.definesVersion,
+      row.modifies,
+      row.facets,
+      row.ioFacets,
+    ]),
+    // An event stored before is derived again with a new seq: its first sighting stands.
+    'DO NOTHING',
+  );
+  add(
+    'job_sightings',
+    [
+      col('job_id', 'int'),
+      col('kind', 'smallint'),
+      col('event_hash', 'uuid'),
+      col('event_time', 'timestamptz'),
+      col('seq', 'bigint'),
+      col('run_uuid', 'uuid'),
+      col('event_type', 'text'),
+      col('version_id', 'bigint'),
+      col('parent_job_id', 'int'),
+      col('facets', 'jsonb'),
+      col('run_facets', 'jsonb'),
+    ],
+    [...changes.jobSightings.values()].map((row) => [
+      row.jobId,
+      row.kind,
+      row.eventHash,
+      ts(row.eventTime),
+      row.seq,
+      row.runUuid,
+      row.eventType,
+      row.versionId,
+      row.parentJobId,
+      row.facets,
+      row.runFacets,
+    ]),
+    'DO NOTHING',
   );
   // Only PostgreSQL keeps named statements prepared; elsewhere the empty writes would be parsed for nothing.
   const inserted = await bulkWrite(db, writes, db.kind === 'postgres' ? 'headwater_write_batch' : undefined);

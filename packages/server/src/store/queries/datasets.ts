@@ -78,12 +78,13 @@ export interface ColumnLineageRecord {
 }
 
 /**
- * One level of column lineage into each of `ids`: for every output field, the input fields it was derived
- * from, ordered by output field, then input namespace, dataset and field.
+ * One level of column lineage into each of `ids` (as of `asOf`: the edges seen by then): for every output field,
+ * the input fields it was derived from, ordered by output field, then input namespace, dataset and field.
  */
 export async function columnLineageInto(
   db: Queryable,
   ids: readonly number[],
+  asOf?: Date,
 ): Promise<Map<number, ColumnLineageRecord[]>> {
   const result = new Map<number, ColumnLineageRecord[]>();
   if (ids.length === 0) return result;
@@ -95,10 +96,10 @@ export async function columnLineageInto(
      FROM column_lineage cl
      JOIN datasets d ON d.id = cl.input_dataset_id
      JOIN namespaces n ON n.id = d.namespace_id
-     WHERE cl.output_dataset_id = ANY($1::int[])
+     WHERE cl.output_dataset_id = ANY($1::int[]) AND ($2::timestamptz IS NULL OR cl.first_seen <= $2)
      ORDER BY cl.output_dataset_id, cl.output_field, n.name, d.name, cl.input_field,
               cl.transformation_type, cl.transformation_subtype`,
-    [ids],
+    [ids, asOf?.toISOString() ?? null],
   );
   for (const { id, ...row } of rows) {
     let list = result.get(id);

@@ -1,3 +1,4 @@
+import { datasetVersionUuid } from '../../ingest/derive.js';
 import type { Queryable } from '../db.js';
 
 /**
@@ -101,25 +102,65 @@ export interface RunIoRecord {
   readonly facets: Record<string, unknown>;
 }
 
-/** The dataset versions each run read and wrote, in one query, ordered by namespace and name. */
-export async function runIo(db: Queryable, uuids: readonly string[]): Promise<Map<string, RunIoRecord[]>> {
+/**
+ * The dataset versions each run read and wrote (by `asOf`, when given), in one query, ordered by direction,
+ * namespace and name. The version is the one the run's newest event named: if that event described the dataset,
+ * its version; otherwise the version current at that event's time (the dataset's newest description by then),
+ * whatever order the events arrived in. The input/output facets are merged from the run's events in arrival order.
+ */
+export async function runIo(
+  db: Queryable,
+  uuids: readonly string[],
+  asOf?: Date,
+): Promise<Map<string, RunIoRecord[]>> {
   const result = new Map<string, RunIoRecord[]>();
   if (uuids.length === 0) return result;
-  const rows = await db.query<RunIoRecord>(
-    `SELECT io.run_uuid::text AS "runUuid", io.direction, n.name AS namespace, d.name, v.version::text AS version,
-            io.facets
-     FROM run_io io
-     JOIN datasets d ON d.id = io.dataset_id
+  const rows = await db.query<
+    RunIoRecord & { at: Date; seq: string | number; facets: Record<string, unknown> }
+  >(
+    `SELECT s.run_uuid::text AS "runUuid", s.kind AS direction, n.name AS namespace, d.name,
+            CASE WHEN s.defines_version THEN v.version::text ELSE (
+              SELECT dv.version::text FROM dataset_sightings described
+              JOIN dataset_versions dv ON dv.id = described.version_id
+              WHERE described.dataset_id = s.dataset_id AND described.defines_version
+                AND described.event_time <= s.event_time
+              ORDER BY described.event_time DESC, described.seq DESC LIMIT 1) END AS version,
+            s.io_facets AS facets, s.event_time AS at, s.seq
+     FROM dataset_sightings s
+     JOIN datasets d ON d.id = s.dataset_id
      JOIN namespaces n ON n.id = d.namespace_id
-     JOIN dataset_versions v ON v.id = io.dataset_version_id
-     WHERE io.run_uuid = ANY($1::uuid[])
-     ORDER BY io.run_uuid, io.direction, n.name, d.name`,
-    [uuids],
+     LEFT JOIN dataset_versions v ON v.id = s.version_id
+     WHERE s.run_uuid = ANY($1::uuid[]) AND s.kind IN (0, 1)
+       AND ($2::timestamptz IS NULL OR s.event_time <= $2)
+     ORDER BY s.run_uuid, s.kind, n.name, d.name, s.seq`,
+    [uuids, asOf?.toISOString() ?? null],
   );
-  for (const row of rows) {
-    let list = result.get(row.runUuid);
-    if (!list) result.set(row.runUuid, (list = []));
-    list.push(row);
+  // Rows come in arrival order per dataset: facets accumulate, the version is the newest event's.
+  const merged = new Map<string, { record: RunIoRecord; at: number; seq: bigint }>();
+  for (const { at, seq, ...row } of rows) {
+    const record = { ...row, version: row.version ?? datasetVersionUuid(row.namespace, row.name) };
+    const key = `${row.runUuid}\u0000${row.direction}\u0000${row.namespace}\u0000${row.name}`;
+    const known = merged.get(key);
+    const t = at.getTime();
+    if (!known) {
+      merged.set(key, { record, at: t, seq: BigInt(seq) });
+      continue;
+    }
+    const newer = t > known.at || (t === known.at && BigInt(seq) > known.seq);
+    known.record = {
+      ...known.record,
+      version: newer ? record.version : known.record.version,
+      facets: { ...known.record.facets, ...record.facets },
+    };
+    if (newer) {
+      known.at = t;
+      known.seq = BigInt(seq);
+    }
+  }
+  for (const { record } of merged.values()) {
+    let list = result.get(record.runUuid);
+    if (!list) result.set(record.runUuid, (list = []));
+    list.push(record);
   }
   return result;
 }

@@ -1,0 +1,256 @@
+import { HeadwaterError } from '../errors.js';
+import { datasetVersionUuid, jobVersionUuid, simpleJobName } from '../ingest/derive.js';
+import type { Queryable } from '../store/db.js';
+import { DESCRIBING_FACETS } from '../store/model-state.js';
+import { columnLineageInto, findDatasets, type DatasetRecord } from '../store/queries/datasets.js';
+import {
+  datasetsAsOf,
+  facetsAsOf,
+  jobsAsOf,
+  runLocationsAsOf,
+  runRecordAsOf,
+  runsOfJobsAsOf,
+  type DatasetAsOf,
+  type JobAsOf,
+  type RunAsOf,
+} from '../store/queries/history.js';
+import type { Facets } from '../store/queries/facets.js';
+import { findJobs, type JobRecord } from '../store/queries/jobs.js';
+import { findRuns, runIo } from '../store/queries/runs.js';
+import type { AppDeps } from './app.js';
+import {
+  datasetJson,
+  datasetNodeData,
+  jobJson,
+  jobNodeData,
+  runJson,
+  type DatasetJson,
+  type DatasetNodeData,
+  type JobJson,
+  type JobNodeData,
+  type RunJson,
+} from './shapes.js';
+
+/**
+ * Time travel: the read API's shapes as they were at an event time. Each loader takes what the history tables
+ * say of that time (store/queries/history.ts) and lays it over today's records. Descriptions, source names, job
+ * types and code locations come from the facets of then; tags, set through the API, are today's.
+ */
+
+/** The `asOf` query parameter, shared by every route that can answer for the past. */
+export const asOfParam = {
+  type: 'string',
+  format: 'date-time',
+  description:
+    'Answer as of this event time (ISO 8601, inclusive): what a store holding only the events with ' +
+    'eventTime <= asOf would answer.',
+} as const;
+
+/** Parses `asOf`; undefined when absent. */
+export function parseAsOf(value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const time = Date.parse(value);
+  if (!Number.isFinite(time)) {
+    throw new HeadwaterError(
+      'BAD_REQUEST',
+      `asOf must be an ISO 8601 date-time; got ${JSON.stringify(value)}.`,
+    );
+  }
+  return new Date(time);
+}
+
+const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const facet = (facets: Facets | undefined, name: string) =>
+  (facets?.[name] ?? undefined) as Record<string, unknown> | undefined;
+
+/** A dataset record as it was, or undefined when nothing had named the dataset by then. */
+function datasetRecordAsOf(
+  record: DatasetRecord,
+  past: DatasetAsOf | undefined,
+  facets: Facets | undefined,
+): DatasetRecord | undefined {
+  if (!past) return undefined;
+  // Named by a run or job but never described by then: the empty version it had (only named as a column-lineage
+  // input: no version at all).
+  const described = past.version !== null || !past.named;
+  return {
+    ...record,
+    createdAt: past.createdAt,
+    updatedAt: past.updatedAt,
+    lastModifiedAt: past.lastModifiedAt,
+    currentVersion: described ? past.version : datasetVersionUuid(record.namespace, record.name),
+    fields: described ? past.fields : [],
+    lifecycleState: past.lifecycleState,
+    description: str(facet(facets, 'documentation')?.description),
+    sourceName: str(facet(facets, 'dataSource')?.name) || 'default',
+  };
+}
+
+/** Datasets by id as they were at `at`; those unnamed by then are absent. */
+export async function loadDatasetRecordsAsOf(
+  db: Queryable,
+  ids: readonly number[],
+  at: Date,
+): Promise<Map<number, DatasetRecord>> {
+  const [records, past, facets] = await Promise.all([
+    findDatasets(db, ids),
+    datasetsAsOf(db, ids, at),
+    facetsAsOf<number>(db, 'dataset', ids, at, DESCRIBING_FACETS.dataset),
+  ]);
+  const result = new Map<number, DatasetRecord>();
+  for (const record of records) {
+    const then = datasetRecordAsOf(record, past.get(record.id), facets.get(record.id));
+    if (then) result.set(record.id, then);
+  }
+  return result;
+}
+
+/** The lineage-graph data of datasets as they were at `at`. */
+export async function loadDatasetNodeDataAsOf(
+  db: Queryable,
+  ids: readonly number[],
+  at: Date,
+): Promise<Map<number, DatasetNodeData>> {
+  const records = await loadDatasetRecordsAsOf(db, ids, at);
+  return new Map([...records].map(([id, record]) => [id, datasetNodeData(record)]));
+}
+
+/** A Dataset as it was at `at` (facets and column lineage of then), or undefined if it did not exist. */
+export async function loadDatasetAsOf(db: Queryable, id: number, at: Date): Promise<DatasetJson | undefined> {
+  const [records, facets, lineage] = await Promise.all([
+    loadDatasetRecordsAsOf(db, [id], at),
+    facetsAsOf<number>(db, 'dataset', [id], at),
+    columnLineageInto(db, [id], at),
+  ]);
+  const record = records.get(id);
+  return record && datasetJson(record, facets.get(id) ?? {}, lineage.get(id) ?? []);
+}
+
+type GraphDeps = Pick<AppDeps, 'db' | 'state' | 'graph'>;
+
+/** A job's record as it was: times, parent and what its facets of then describe. */
+function jobRecordAsOf(
+  deps: GraphDeps,
+  record: JobRecord,
+  past: JobAsOf,
+  facets: Facets | undefined,
+): JobRecord {
+  const parent = past.parentJobId === null ? undefined : deps.state.jobsById.get(past.parentJobId);
+  const parentNamespace = parent && deps.state.namespacesById.get(parent.namespaceId)?.name;
+  const jobType = facet(facets, 'jobType');
+  return {
+    ...record,
+    createdAt: past.createdAt,
+    updatedAt: past.updatedAt,
+    parentNamespace: parentNamespace ?? null,
+    parentName: parent && parentNamespace !== undefined ? parent.name : null,
+    simpleName: parent ? simpleJobName(record.name, parent.name) : record.name,
+    type: jobType && str(jobType.processingType)?.toUpperCase() === 'STREAMING' ? 'STREAM' : 'BATCH',
+    description: str(facet(facets, 'documentation')?.description),
+    location: str(facet(facets, 'sourceCodeLocation')?.url),
+    currentVersion: null,
+  };
+}
+
+/** Jobs by id as they were at `at`, with their newest `perJob` runs of then; those unnamed by then are absent. */
+async function jobsAsOfWithRuns(
+  deps: GraphDeps,
+  ids: readonly number[],
+  at: Date,
+  perJob: number,
+): Promise<{ record: JobRecord; runs: RunJson[] }[]> {
+  const [records, past, runsByJob, facets] = await Promise.all([
+    findJobs(deps.db, ids),
+    jobsAsOf(deps.db, ids, at),
+    runsOfJobsAsOf(deps.db, ids, at, perJob),
+    facetsAsOf<number>(deps.db, 'job', ids, at, DESCRIBING_FACETS.job),
+  ]);
+  const jobs = new Map<number, JobRecord>();
+  for (const record of records) {
+    const then = past.get(record.id);
+    if (then) jobs.set(record.id, jobRecordAsOf(deps, record, then, facets.get(record.id)));
+  }
+  const wanted: RunAsOf[] = [];
+  for (const { runs, current } of runsByJob.values()) {
+    wanted.push(...runs);
+    if (current && 'run' in current) wanted.push(current.run);
+  }
+  const runs = await runsJsonAsOf(deps.db, wanted, at);
+  return [...jobs.values()].map((record) => {
+    const job = runsByJob.get(record.id);
+    const current = job?.current;
+    const currentVersion = !current
+      ? null
+      : 'run' in current
+        ? (runs.get(current.run.uuid)?.jobVersion?.version ?? null)
+        : current.version;
+    return {
+      record: { ...record, currentVersion },
+      runs: (job?.runs ?? []).flatMap((run) => runs.get(run.uuid) ?? []),
+    };
+  });
+}
+
+/**
+ * The Runs, as they were at `at`, of these runs-as-of. A run's job version is what it ran by then: its code
+ * location and the datasets it had read and written.
+ */
+async function runsJsonAsOf(
+  db: Queryable,
+  runs: readonly RunAsOf[],
+  at: Date,
+): Promise<Map<string, RunJson>> {
+  const byUuid = new Map(runs.map((run) => [run.uuid, run]));
+  const uuids = [...byUuid.keys()];
+  const [records, facets, io, locations] = await Promise.all([
+    findRuns(db, uuids),
+    facetsAsOf<string>(db, 'run', uuids, at),
+    runIo(db, uuids, at),
+    runLocationsAsOf(db, [...byUuid.values()], at),
+  ]);
+  const locationOf = new Map(uuids.map((uuid, index) => [uuid, locations[index] ?? null]));
+  const result = new Map<string, RunJson>();
+  for (const record of records) {
+    const runFacets = facets.get(record.uuid) ?? {};
+    const runIoThen = io.get(record.uuid) ?? [];
+    const refs = (direction: number) =>
+      runIoThen
+        .filter((entry) => entry.direction === direction)
+        .map(({ namespace, name }) => ({ namespace, name }));
+    const version = jobVersionUuid(
+      record.namespace,
+      record.jobName,
+      locationOf.get(record.uuid) ?? null,
+      refs(0),
+      refs(1),
+    );
+    const then = runRecordAsOf(record, byUuid.get(record.uuid)!, runFacets, version);
+    result.set(record.uuid, runJson(then, runFacets, runIoThen));
+  }
+  return result;
+}
+
+/** The lineage-graph data of jobs as they were at `at`. */
+export async function loadJobNodeDataAsOf(
+  deps: GraphDeps,
+  ids: readonly number[],
+  at: Date,
+): Promise<Map<number, JobNodeData>> {
+  const jobs = await jobsAsOfWithRuns(deps, ids, at, 1);
+  return new Map(
+    jobs.map(({ record, runs }) => [record.id, jobNodeData(deps, record, runs[0] ?? null, at.getTime())]),
+  );
+}
+
+/** How many runs a Job shows in latestRuns (as for the present). */
+const LATEST_RUNS = 10;
+
+/** A Job as it was at `at` (facets, runs, inputs and outputs of then), or undefined if it did not exist. */
+export async function loadJobAsOf(deps: GraphDeps, id: number, at: Date): Promise<JobJson | undefined> {
+  const [jobs, facets] = await Promise.all([
+    jobsAsOfWithRuns(deps, [id], at, LATEST_RUNS),
+    facetsAsOf<number>(deps.db, 'job', [id], at),
+  ]);
+  const job = jobs[0];
+  return job && jobJson(deps, job.record, facets.get(id) ?? {}, job.runs, at.getTime());
+}

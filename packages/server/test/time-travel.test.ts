@@ -1,0 +1,271 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoScenario } from '../src/cli/demo-scenario.js';
+import {
+  columnLineage,
+  opsScenario,
+  runEvents,
+  runId,
+  schema,
+  schemaScenario,
+  streamScenario,
+} from './analysis-scenarios.js';
+import { backends, startServer } from './helpers/backends.js';
+
+const PRODUCER = 'https://example.com/headwater/time-travel-test';
+const NS = 'hist';
+const day = (d: number, time: string) => `2024-06-${String(d).padStart(2, '0')}T${time}Z`;
+const s1 = schema([['id', 'int']]);
+const s2 = schema([
+  ['id', 'bigint'],
+  ['x', 'text'],
+]);
+
+/**
+ * hist: a job whose inputs and schema change over five days. load reads src_a (day 1), then src_b (day 2: src_a
+ * is retired once that run completes), then fails (day 3, writing schema 1 again: A, B, A), then reads src_a again
+ * (day 4, its COMPLETE arriving before its START, under a parent run that has no events of its own). report
+ * reads tbl with column lineage that grows on day 3, when its run only starts. Day 5: a DatasetEvent drops tbl and
+ * a JobEvent declares static lineage.
+ */
+function historyScenario(): unknown[] {
+  const load = (n: number, d: number, input: string, tblSchema: unknown, ends: 'COMPLETE' | 'FAIL') =>
+    runEvents({
+      namespace: NS,
+      job: 'load',
+      runId: runId(9, n),
+      start: day(d, '01:00:00'),
+      end: day(d, ends === 'FAIL' ? '01:05:00' : '01:10:00'),
+      ends,
+      ...(ends === 'FAIL' ? { error: 'disk full' } : {}),
+      inputs: [{ name: input }],
+      outputs: [
+        { name: 'tbl', facets: { schema: tblSchema }, outputFacets: { outputStatistics: { rowCount: n } } },
+      ],
+    });
+  const report = (n: number, d: number, fields: Record<string, [string, string, string][]>, end?: string) =>
+    runEvents({
+      namespace: NS,
+      job: 'report',
+      runId: runId(9, n),
+      start: day(d, '02:00:00'),
+      ...(end ? { end } : { running: day(d, '02:30:00') }),
+      inputs: [{ name: 'tbl' }],
+      outputs: [{ name: 'rep', facets: { columnLineage: columnLineage(NS, fields) } }],
+    });
+  const [reportStart1, reportEnd1] = report(2, 1, { id: [['tbl', 'id', 'IDENTITY']] }, day(1, '02:10:00'));
+  const [start6, end6] = load(6, 4, 'src_a', s2, 'COMPLETE') as Record<string, unknown>[];
+  const parent = {
+    parent: {
+      _producer: PRODUCER,
+      _schemaURL: 'https://openlineage.io/spec/facets/1-0-1/ParentRunFacet.json#/$defs/ParentRunFacet',
+      run: { runId: runId(9, 7) },
+      job: { namespace: NS, name: 'orchestrator' },
+    },
+  };
+  const withParent = (event: Record<string, unknown>) => ({
+    ...event,
+    run: {
+      ...(event.run as Record<string, unknown>),
+      facets: { ...(event.run as { facets: object }).facets, ...parent },
+    },
+  });
+  return [
+    ...load(1, 1, 'src_a', s1, 'COMPLETE'),
+    reportEnd1,
+    ...load(3, 2, 'src_b', s2, 'COMPLETE'),
+    ...load(4, 3, 'src_b', s1, 'FAIL'),
+    ...report(5, 3, { id: [['tbl', 'id', 'IDENTITY']], x: [['tbl', 'x', 'IDENTITY']] }),
+    withParent(end6!),
+    withParent(start6!),
+    {
+      eventTime: day(5, '01:00:00'),
+      producer: PRODUCER,
+      schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent',
+      dataset: {
+        namespace: NS,
+        name: 'tbl',
+        facets: {
+          lifecycleStateChange: {
+            _producer: PRODUCER,
+            _schemaURL:
+              'https://openlineage.io/spec/facets/1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet',
+            lifecycleStateChange: 'DROP',
+          },
+        },
+      },
+    },
+    {
+      eventTime: day(5, '03:00:00'),
+      producer: PRODUCER,
+      schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent',
+      job: { namespace: NS, name: 'static_job', facets: {} },
+      inputs: [{ namespace: NS, name: 'tbl' }],
+      outputs: [{ namespace: NS, name: 'static_out' }],
+    },
+    // Late: the day-1 report run's START arrives after everything else.
+    reportStart1,
+  ];
+}
+
+/** Every event, mostly in event-time order (the history scenario has late ones). */
+const IN_ORDER: Record<string, unknown>[] = [
+  ...demoScenario().events,
+  ...opsScenario(),
+  ...schemaScenario(),
+  ...streamScenario(),
+  ...historyScenario(),
+] as Record<string, unknown>[];
+
+/** The same events in a seeded random arrival order. */
+function shuffled<T>(items: readonly T[], seed: number): T[] {
+  const result = [...items];
+  let state = seed;
+  const random = () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+  for (let i = result.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [result[i], result[j]] = [result[j]!, result[i]!];
+  }
+  return result;
+}
+
+const ARRIVALS = [
+  { order: 'event-time order with late events', events: IN_ORDER },
+  { order: 'a shuffled order', events: shuffled(IN_ORDER, 7) },
+];
+
+/** The instants asked about: before anything, inside runs, at event times exactly, between days, after all. */
+const INSTANTS = [
+  '2024-04-30T00:00:00.000Z',
+  day(1, '01:05:00'),
+  day(1, '01:10:00'),
+  day(1, '02:05:00'),
+  day(2, '01:05:00'),
+  day(2, '12:00:00'),
+  day(3, '02:15:00'),
+  day(4, '01:05:00'),
+  day(4, '12:00:00'),
+  day(5, '02:00:00'),
+  '2025-03-12T12:00:00.000Z',
+  '2030-01-01T00:00:00.000Z',
+];
+
+interface Node {
+  namespace: string;
+  name: string;
+}
+
+describe.each(backends().flatMap((backend) => ARRIVALS.map((arrival) => ({ backend, ...arrival }))))(
+  'time travel on the $backend.name store, events arriving in $order',
+  ({ backend, events: EVENTS }) => {
+    let main: Awaited<ReturnType<typeof startServer>>;
+
+    const post = async (url: string, events: readonly unknown[]) => {
+      const response = await fetch(`${url}/api/v1/lineage/batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(events),
+      });
+      expect(await response.json()).toMatchObject({ status: 'success' });
+    };
+    const get = async (url: string, path: string, query: Record<string, string> = {}) => {
+      const search = new URLSearchParams(query).toString();
+      const response = await fetch(`${url}${path}${search ? `?${search}` : ''}`);
+      const body: unknown = await response.json();
+      return { status: response.status, body };
+    };
+    /** Datasets and jobs a server knows, by namespace. */
+    const entities = async (url: string) => {
+      const { body } = await get(url, '/api/v1/namespaces');
+      const datasets: Node[] = [];
+      const jobs: Node[] = [];
+      for (const { name } of (body as { namespaces: { name: string }[] }).namespaces) {
+        const ns = encodeURIComponent(name);
+        const listed = await get(url, `/api/v1/namespaces/${ns}/datasets`, { limit: '1000' });
+        datasets.push(...(listed.body as { datasets: Node[] }).datasets);
+        const jobList = await get(url, `/api/v1/namespaces/${ns}/jobs`, { limit: '1000' });
+        jobs.push(...(jobList.body as { jobs: Node[] }).jobs);
+      }
+      return { datasets, jobs };
+    };
+    const path = (kind: 'datasets' | 'jobs', node: Node) =>
+      `/api/v1/namespaces/${encodeURIComponent(node.namespace)}/${kind}/${encodeURIComponent(node.name)}`;
+
+    beforeAll(async () => {
+      main = await startServer(backend);
+      await post(main.url, EVENTS);
+    });
+    afterAll(async () => {
+      await main?.stop();
+    });
+
+    it.each(INSTANTS)(
+      'answers as of %s what a store holding only the events up to then answers',
+      async (instant) => {
+        const at = Date.parse(instant);
+        const replay = await startServer(backend);
+        try {
+          const past = EVENTS.filter((event) => Date.parse(event.eventTime as string) <= at);
+          if (past.length > 0) await post(replay.url, past);
+          const now = await entities(replay.url);
+          const everything = await entities(main.url);
+          const asOf = { asOf: instant };
+          const questions: { path: string; query: Record<string, string> }[] = [];
+          for (const dataset of now.datasets) {
+            const nodeId = `dataset:${dataset.namespace}:${dataset.name}`;
+            questions.push(
+              { path: path('datasets', dataset), query: {} },
+              { path: '/api/v1/lineage', query: { nodeId, depth: '20' } },
+              { path: '/api/v1/column-lineage', query: { nodeId, depth: '20', withDownstream: 'true' } },
+            );
+          }
+          for (const job of now.jobs) {
+            const nodeId = `job:${job.namespace}:${job.name}`;
+            questions.push(
+              { path: path('jobs', job), query: {} },
+              { path: '/api/v1/lineage', query: { nodeId, depth: '20' } },
+              { path: '/api/v1/column-lineage', query: { nodeId, depth: '20' } },
+            );
+          }
+          for (const question of questions) {
+            const expected = await get(replay.url, question.path, question.query);
+            const actual = await get(main.url, question.path, { ...question.query, ...asOf });
+            expect({ ...question, ...actual }).toEqual({ ...question, ...expected });
+          }
+          // What did not exist yet is not found.
+          const known = new Set(
+            [...now.datasets, ...now.jobs].map((node) => `${node.namespace}:${node.name}`),
+          );
+          for (const [kind, nodes] of [
+            ['datasets', everything.datasets],
+            ['jobs', everything.jobs],
+          ] as const) {
+            for (const node of nodes.filter(
+              (candidate) => !known.has(`${candidate.namespace}:${candidate.name}`),
+            )) {
+              expect({ node, status: (await get(main.url, path(kind, node), asOf)).status }).toEqual({
+                node,
+                status: 404,
+              });
+            }
+          }
+          expect(questions.length).toBeGreaterThan(past.length > 0 ? 10 : -1);
+        } finally {
+          await replay.stop();
+        }
+      },
+      60_000,
+    );
+
+    it('refuses an asOf that is not a time', async () => {
+      const { status, body } = await get(main.url, '/api/v1/lineage', {
+        nodeId: `dataset:${NS}:tbl`,
+        asOf: 'last tuesday',
+      });
+      expect(status).toBe(400);
+      expect(JSON.stringify(body)).toContain('asOf');
+    });
+  },
+);
