@@ -19,7 +19,12 @@ export interface ReferenceLineage {
   readonly nodes: number;
   /** Longest chain of jobs reached, at most the depth asked for. */
   readonly jobHops: number;
+  /** The jobs reached. */
+  readonly jobs: ReadonlySet<number>;
 }
+
+/** The two datasets a job reads: the near one (layer k - 1, within ±1) and the other one. */
+export type JobInputs = readonly [near: number, other: number];
 
 /**
  * A generated job-level lineage graph: `layers + 1` layers of `width` datasets and `layers` layers of `width`
@@ -39,12 +44,19 @@ export interface LayeredGraph {
   datasetName(id: number): string;
   /** `dataset:<namespace>:<name>`, the Marquez node id of dataset `id`. */
   datasetNodeId(id: number): string;
+  /** The name of job `job` (0 ≤ job < jobCount); it writes dataset `job + width`. */
+  jobName(job: number): string;
+  /** The datasets job `job` reads in the generated events. */
+  inputsOf(job: number): JobInputs;
   /** COMPLETE RunEvents, one per job, in layer order, as JSON arrays of `batchSize` events. */
   batches(batchSize: number): Generator<{ body: string; events: number }>;
   /** Distinct datasets at least `minLayer` layers deep, chosen at random. */
   deepStarts(count: number, minLayer: number, random: Random): number[];
-  /** Brute-force upstream walk of `depth` jobs from dataset `id`, with the server's depth semantics. */
-  upstream(id: number, depth: number): ReferenceLineage;
+  /**
+   * Brute-force upstream walk of `depth` jobs from dataset `id`, with the server's depth semantics. `inputsOf`
+   * replaces the generated inputs of jobs, to walk the graph as later runs changed it.
+   */
+  upstream(id: number, depth: number, inputsOf?: (job: number) => JobInputs): ReferenceLineage;
 }
 
 const PRODUCER = 'https://github.com/OpenLineage/OpenLineage/tree/1.24.2/client/python';
@@ -89,6 +101,8 @@ export function createLayeredGraph(options: LayeredGraphOptions): LayeredGraph {
     jobCount,
     datasetName,
     datasetNodeId: (id) => `dataset:${namespace}:${datasetName(id)}`,
+    jobName,
+    inputsOf: (job) => [inputs[job * 2]!, inputs[job * 2 + 1]!],
     *batches(batchSize) {
       for (let first = 0; first < jobCount; first += batchSize) {
         const events: string[] = [];
@@ -110,7 +124,7 @@ export function createLayeredGraph(options: LayeredGraphOptions): LayeredGraph {
       while (chosen.size < Math.min(count, candidates)) chosen.add(firstDeep + pick.int(candidates));
       return [...chosen];
     },
-    upstream(id, depth) {
+    upstream(id, depth, inputsOf) {
       // Upstream of a dataset: its writer (dataset id - width, if not a source), then that job's inputs.
       const seenDatasets = new Set<number>([id]);
       const seenJobs = new Set<number>();
@@ -125,7 +139,7 @@ export function createLayeredGraph(options: LayeredGraphOptions): LayeredGraph {
           if (seenJobs.has(job)) continue;
           seenJobs.add(job);
           reachedJob = true;
-          for (const input of [inputs[job * 2]!, inputs[job * 2 + 1]!]) {
+          for (const input of inputsOf ? inputsOf(job) : [inputs[job * 2]!, inputs[job * 2 + 1]!]) {
             if (seenDatasets.has(input)) continue;
             seenDatasets.add(input);
             next.push(input);
@@ -135,7 +149,7 @@ export function createLayeredGraph(options: LayeredGraphOptions): LayeredGraph {
         hops++;
         frontier = next;
       }
-      return { nodes: seenDatasets.size + seenJobs.size, jobHops: hops };
+      return { nodes: seenDatasets.size + seenJobs.size, jobHops: hops, jobs: seenJobs };
     },
   };
 }

@@ -179,23 +179,39 @@ function queryPath(graph: LayeredGraph, id: number, depth: number): string {
   return `/api/v1/lineage?nodeId=${nodeId}&depth=${depth}&direction=upstream`;
 }
 
-async function loadGraph(server: ServerProcess, client: HttpClient, graph: LayeredGraph): Promise<GraphLoad> {
+function loadGraph(server: ServerProcess, client: HttpClient, graph: LayeredGraph): Promise<GraphLoad> {
+  return loadBatches(server, client, [() => graph.batches(LOAD_BATCH_EVENTS)], graph, 'the lineage graph');
+}
+
+/**
+ * Sends generated batches through /api/v1/lineage/batch, phase after phase (a phase starts once the previous one
+ * is acknowledged), from LOAD_SENDERS senders pulling from one generator, so batches go out in order, two at a
+ * time. Throws if any batch fails.
+ */
+export async function loadBatches(
+  server: ServerProcess,
+  client: HttpClient,
+  phases: readonly (() => Iterator<{ body: string }>)[],
+  graph: { readonly datasetCount: number; readonly jobCount: number },
+  what: string,
+): Promise<GraphLoad> {
   const tally = new ErrorTally(server, 5);
-  const batches = graph.batches(LOAD_BATCH_EVENTS);
   let events = 0;
   const startUs = monotonicUs();
   const startedAt = performance.now();
-  await runWorkers(LOAD_SENDERS, async () => {
-    // Both senders pull from the one generator, so batches go out in layer order, two at a time.
-    for (let next = batches.next(); !next.done && !tally.hopeless; next = batches.next()) {
-      const summary = await postBatch(client, next.value.body, tally);
-      events += summary?.successful ?? 0;
-    }
-  });
+  for (const phase of phases) {
+    const batches = phase();
+    await runWorkers(LOAD_SENDERS, async () => {
+      for (let next = batches.next(); !next.done && !tally.hopeless; next = batches.next()) {
+        const summary = await postBatch(client, next.value.body, tally);
+        events += summary?.successful ?? 0;
+      }
+    });
+  }
   const seconds = (performance.now() - startedAt) / 1000;
   const window = { startUs, endUs: monotonicUs() };
   if (tally.result.count > 0) {
-    throw new Error(`Loading the lineage graph failed: ${tally.result.first ?? 'unknown error'}`);
+    throw new Error(`Loading ${what} failed: ${tally.result.first ?? 'unknown error'}`);
   }
   return {
     datasets: graph.datasetCount,

@@ -4,6 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runAnalysisQueries } from './analysis-bench.js';
 import { runBatchIngest } from './batch-ingest.js';
 import {
   runAsyncThroughput,
@@ -96,7 +97,8 @@ async function main(argv: string[]): Promise<number> {
     if (report.profile !== undefined) process.stdout.write(`${report.profile}\n\n`);
     figures[store] = storeFigures(report);
     if (report.failure !== undefined) failed = true;
-    if ([report.single, report.batch, report.lineage].some((outcome) => outcome?.ok === false)) failed = true;
+    const outcomes = [report.single, report.batch, report.lineage, report.analysis];
+    if (outcomes.some((outcome) => outcome?.ok === false)) failed = true;
   }
   if (options.scenarios.includes('client') || options.scenarios.includes('ui')) {
     const once = await runClientAndUi(options);
@@ -156,7 +158,7 @@ async function runStore(name: StoreName, options: BenchOptions): Promise<StoreRe
   const cleanupStore = () => store.cleanup();
   pending.add(cleanupStore);
   const report: MutableReport = { store: name, description: store.description };
-  const activity: Partial<Record<'single' | 'batch' | 'graphLoad', WriteActivity>> = {};
+  const activity: Partial<Record<'single' | 'batch' | 'graphLoad' | 'analysisLoad', WriteActivity>> = {};
   const windows: NamedWindow[] = [];
   let server: ServerProcess | undefined;
   // One folder per server run: Node writes a profile per thread into it.
@@ -263,12 +265,42 @@ async function runStore(name: StoreName, options: BenchOptions): Promise<StoreRe
         if (lineage.status === 'measured') windows.push({ name: 'lineage queries', window: lineage.window });
       }
     }
+    if (options.scenarios.includes('analysis') && server.exited === undefined) {
+      progress(
+        `${name}: loading a ~${options.analysisNodes.toLocaleString('en-US')}-node graph with facets and second ` +
+          `runs, then up to ${options.analysisQueries} requests (or ${options.analysisSeconds} s) per analysis endpoint`,
+      );
+      report.analysis = await withActivity(
+        'analysisLoad',
+        () =>
+          attempt(running, () =>
+            runAnalysisQueries(running, {
+              graphNodes: options.analysisNodes,
+              graphLayers: options.graphLayers,
+              depth: options.depth,
+              queries: options.analysisQueries,
+              seconds: options.analysisSeconds,
+              clients: options.queryClients,
+              seed: options.seed,
+            }),
+          ),
+        (value) => value.graph.events,
+      );
+      if (report.analysis.ok) {
+        windows.push({ name: 'analysis graph load (batch)', window: report.analysis.value.graph.window });
+        for (const endpoint of report.analysis.value.endpoints) {
+          if (endpoint.status === 'measured')
+            windows.push({ name: `analysis: ${endpoint.label}`, window: endpoint.window });
+        }
+      }
+    }
     report.activity = activity;
     if (running.exited === undefined) {
       const acknowledged =
         (report.single?.ok ? report.single.value.events + report.single.value.warmupEvents : 0) +
         (report.batch?.ok ? report.batch.value.events + report.batch.value.warmupEvents : 0) +
-        (report.lineage?.ok ? report.lineage.value.graph.events : 0);
+        (report.lineage?.ok ? report.lineage.value.graph.events : 0) +
+        (report.analysis?.ok ? report.analysis.value.graph.events : 0);
       const check = await checkStoredEvents(running.url, acknowledged);
       if (check) report.storedEvents = check;
     }

@@ -6,10 +6,10 @@ import { parseArgs } from 'node:util';
 export type StoreName = 'embedded' | 'postgres';
 
 /** A measurement the benchmark can run. */
-export type ScenarioName = 'single' | 'batch' | 'lineage' | 'client' | 'ui';
+export type ScenarioName = 'single' | 'batch' | 'lineage' | 'analysis' | 'client' | 'ui';
 
 /** The measurements that run once per store; client and ui run once, against an embedded-store server. */
-export const STORE_SCENARIOS: readonly ScenarioName[] = ['single', 'batch', 'lineage'];
+export const STORE_SCENARIOS: readonly ScenarioName[] = ['single', 'batch', 'lineage', 'analysis'];
 
 /** Everything a benchmark run needs to know, resolved once from flags, environment and defaults. */
 export interface BenchOptions {
@@ -17,7 +17,7 @@ export interface BenchOptions {
   readonly quick: boolean;
   /** Stores to measure, in this order. @default ['embedded', 'postgres'] */
   readonly stores: readonly StoreName[];
-  /** Measurements to run, always in the order single, batch, lineage, client, ui. @default all five */
+  /** Measurements to run, always in the order single, batch, lineage, analysis, client, ui. @default all six */
   readonly scenarios: readonly ScenarioName[];
   /** Admin URL used to create and drop the benchmark database. */
   readonly databaseUrl: string;
@@ -48,8 +48,14 @@ export interface BenchOptions {
   readonly depth: number;
   /** Measured lineage queries. @default 300 (quick: 60) */
   readonly queries: number;
-  /** Concurrent lineage clients. @default 4 */
+  /** Concurrent lineage clients, and analysis clients. @default 4 */
   readonly queryClients: number;
+  /** Datasets plus jobs in the analysis measurement's graph (its own, with facets). @default 100000 (quick: 5000) */
+  readonly analysisNodes: number;
+  /** Measured requests per analysis endpoint. @default 200 (quick: 40) */
+  readonly analysisQueries: number;
+  /** Most seconds of measured requests per analysis endpoint. @default 30 (quick: 10) */
+  readonly analysisSeconds: number;
   /** Folder for server CPU profiles (`node --cpu-prof`); unset means no profiling. */
   readonly profileDir: string | undefined;
   /** Seed of every random choice, so two runs send the same workload shape. @default 1 */
@@ -70,13 +76,14 @@ export const DEFAULT_DATABASE_URL = 'postgres://headwater:headwater@127.0.0.1:54
 /** `npm run bench -- --help`. */
 export const usage = `npm run bench -- [options]
 
-Measures single-event ingest, batch ingest and depth-20 lineage queries against a Headwater server running
+Measures single-event ingest, batch ingest, depth-20 lineage queries and the analysis endpoints (root cause,
+impact, schema and run diffs, column paths, lineage as of a time, graph diff) against a Headwater server running
 in a child process, on the embedded store and on PostgreSQL; then the OpenLineage client (emit() with the
 backend down, async_http throughput) and the explorer's graph render in headless Chromium, once, against an
 embedded-store server. Prints a table per store and per measurement, then one JSON line.
 
   --quick                   small sizes for a smoke run (also BENCH_QUICK=1)
-  --only=single,batch,lineage,client,ui
+  --only=single,batch,lineage,analysis,client,ui
                             run only these measurements (also BENCH_ONLY)
   --store=embedded,postgres run only these stores (also BENCH_STORE)
   --clients=32              concurrent single-event clients
@@ -89,7 +96,10 @@ embedded-store server. Prints a table per store and per measurement, then one JS
   --graph-nodes=100000      datasets + jobs in the lineage graph
   --graph-layers=50         job layers in the lineage graph
   --queries=300             measured lineage queries
-  --query-clients=4         concurrent lineage clients
+  --query-clients=4         concurrent lineage (and analysis) clients
+  --analysis-nodes=100000   datasets + jobs in the analysis graph (with facets and second runs)
+  --analysis-queries=200    measured requests per analysis endpoint
+  --analysis-seconds=30     at most this many measured seconds per analysis endpoint
   --profile[=DIR]           CPU-profile each server child into DIR (default <tmp>/headwater-bench-profiles)
   --seed=1                  seed of the generated workload
   --client-events=20000     events the async_http client sends (and emit() calls with the backend down)
@@ -136,8 +146,8 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
   const scenarios = listOf<ScenarioName>(
     'only',
     flags.only ?? env.BENCH_ONLY,
-    ['single', 'batch', 'lineage', 'client', 'ui'],
-    ['single', 'batch', 'lineage', 'client', 'ui'],
+    ['single', 'batch', 'lineage', 'analysis', 'client', 'ui'],
+    ['single', 'batch', 'lineage', 'analysis', 'client', 'ui'],
   );
   const profile = flags.profile;
   return Object.freeze({
@@ -159,6 +169,9 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     depth: 20,
     queries: Math.round(size('queries', 300, 60)),
     queryClients: Math.round(size('query-clients', 4, 4)),
+    analysisNodes: Math.round(size('analysis-nodes', 100_000, 5_000, 100)),
+    analysisQueries: Math.round(size('analysis-queries', 200, 40)),
+    analysisSeconds: size('analysis-seconds', 30, 10, 0.5),
     // Profiles are large: by default they go to the temp dir, not into the checkout.
     profileDir:
       profile === undefined
@@ -197,6 +210,9 @@ function parse(argv: readonly string[]) {
       'graph-layers': { type: 'string' },
       queries: { type: 'string' },
       'query-clients': { type: 'string' },
+      'analysis-nodes': { type: 'string' },
+      'analysis-queries': { type: 'string' },
+      'analysis-seconds': { type: 'string' },
       profile: { type: 'string' },
       seed: { type: 'string' },
       'client-events': { type: 'string' },

@@ -1,3 +1,4 @@
+import type { AnalysisResult } from './analysis-bench.js';
 import type { BatchIngestResult } from './batch-ingest.js';
 import { DEFAULT_MAX_QUEUE_SIZE, type ClientBenchResult } from './client-bench.js';
 import type { LineageQueryResult } from './lineage-query.js';
@@ -22,8 +23,9 @@ export interface StoreReport {
   readonly single?: Outcome<SingleIngestResult>;
   readonly batch?: Outcome<BatchIngestResult>;
   readonly lineage?: Outcome<LineageQueryResult>;
+  readonly analysis?: Outcome<AnalysisResult>;
   /** What PostgreSQL wrote during each ingest measurement (PostgreSQL store only). */
-  readonly activity?: Partial<Record<'single' | 'batch' | 'graphLoad', WriteActivity>>;
+  readonly activity?: Partial<Record<'single' | 'batch' | 'graphLoad' | 'analysisLoad', WriteActivity>>;
   /** Acknowledged events against stored ones, at the end of the run. */
   readonly storedEvents?: StoredEventsCheck;
   /** Set when the run on this store broke off (e.g. the server did not start). */
@@ -37,6 +39,8 @@ export const TARGETS = {
   singleEventsPerSec: 3_000,
   batchEventsPerSec: 15_000,
   lineageP95Ms: 50,
+  /** Each analysis answer over a generated 100,000-node graph. */
+  analysisP95Ms: 100,
   /** The client's documented bound: emit() resolves within `emitTimeoutMs` (default 5 s). */
   emitResolvedMaxMs: 5_000,
   /** A 2,000-node generated graph lays out and renders in under 3 s (p50 of the measured page loads). */
@@ -168,6 +172,7 @@ export function formatStoreTable(report: StoreReport): string {
     ]);
     rows.push(...activityRow(report.activity?.graphLoad));
   }
+  rows.push(...analysisRows(report));
   const stored = report.storedEvents;
   if (stored) {
     const lost = stored.acknowledged - stored.stored;
@@ -185,6 +190,9 @@ export function formatStoreTable(report: StoreReport): string {
       report.single?.ok ? report.single.value.cpu : undefined,
       report.batch?.ok ? report.batch.value.cpu : undefined,
       report.lineage?.ok && report.lineage.value.status === 'measured' ? report.lineage.value.cpu : undefined,
+      ...(report.analysis?.ok
+        ? report.analysis.value.endpoints.map((e) => (e.status === 'measured' ? e.cpu : undefined))
+        : []),
     ].map((cpu) => cpu?.otherPct ?? 0),
   );
   if (busiest >= BUSY_MACHINE_PCT) {
@@ -196,6 +204,55 @@ export function formatStoreTable(report: StoreReport): string {
   }
   return table(heading, rows);
 }
+
+/** The analysis measurement's rows: the graph, then per endpoint its latency and what its answers held. */
+function analysisRows(report: StoreReport): Row[] {
+  const analysis = report.analysis;
+  const target = `p95 ≤ ${TARGETS.analysisP95Ms} ms`;
+  if (!analysis) return [];
+  if (!analysis.ok) return [['analysis', `failed: ${analysis.error}`, target, 'MISSED']];
+  const a = analysis.value;
+  const g = a.graph;
+  const rows: Row[] = [
+    [
+      `analysis (${a.clients} clients)`,
+      `${int(g.datasets)} datasets + ${int(g.jobs)} jobs, ${int(g.events)} events (${int(a.secondRunEvents)} of ` +
+        `second runs) loaded in ${g.seconds.toFixed(1)} s (${int(g.eventsPerSec)} events/s via batch); ` +
+        `as of ${a.asOf}`,
+    ],
+    ...activityRow(report.activity?.analysisLoad),
+  ];
+  for (const e of a.endpoints) {
+    if (e.status === 'unavailable') {
+      rows.push([`  ${e.label}`, `not available on this build: ${e.note}`, target, 'n/a']);
+      continue;
+    }
+    rows.push([
+      `  ${e.label}`,
+      `p50 ${ms(e.latencyMs.p50)} · p95 ${ms(e.latencyMs.p95)} · max ${ms(e.latencyMs.max)}  (${e.queries} requests` +
+        `${e.stoppedAfterSeconds === undefined ? '' : `, stopped after ${e.stoppedAfterSeconds.toFixed(0)} s`})`,
+      target,
+      verdict(e.latencyMs.p95 <= TARGETS.analysisP95Ms && e.errors.count === 0 && e.failedChecks === 0),
+    ]);
+    const mean = (value: number) => (value < 100 ? value.toFixed(1) : int(value));
+    const reference = e.meanReference === undefined ? '' : ` (reference ${mean(e.meanReference)})`;
+    rows.push([
+      '    answers',
+      `${mean(e.meanSize)} ${e.unit} mean${reference} · ${kib(e.meanResponseBytes)} · ` +
+        `${e.failedChecks} failed the check · ${cpuText(e.cpu)}`,
+    ]);
+    if (e.failedChecks > 0) rows.push(['    first failed check', e.firstFailedCheck ?? '']);
+    if (e.errors.count > 0) rows.push(['    errors', `${e.errors.count}, first: ${e.errors.first ?? ''}`]);
+  }
+  return rows;
+}
+
+const kib = (bytes: number) =>
+  Number.isFinite(bytes)
+    ? bytes < 10_240
+      ? `${(bytes / 1024).toFixed(1)} KiB`
+      : `${int(bytes / 1024)} KiB`
+    : 'n/a';
 
 /** Aligns the rows in columns under the heading. */
 function table(heading: string, rows: readonly Row[]): string {
@@ -281,7 +338,43 @@ export function storeFigures(report: StoreReport): Record<string, unknown> {
       });
     }
   }
+  if (report.analysis?.ok === false) figures.analysisError = report.analysis.error;
+  else if (report.analysis) figures.analysis = analysisFigures(report.analysis.value);
   return figures;
+}
+
+/** The analysis measurement's figures, per endpoint by its key. */
+function analysisFigures(a: AnalysisResult): Record<string, unknown> {
+  const endpoints: Record<string, unknown> = {};
+  for (const e of a.endpoints) {
+    endpoints[e.key] =
+      e.status === 'unavailable'
+        ? { unavailable: e.note }
+        : {
+            p50Ms: round(e.latencyMs.p50),
+            p95Ms: round(e.latencyMs.p95),
+            maxMs: round(e.latencyMs.max),
+            requests: e.queries,
+            stoppedAfterSeconds: e.stoppedAfterSeconds === undefined ? null : round(e.stoppedAfterSeconds),
+            meanResponseBytes: round(e.meanResponseBytes, 0),
+            meanSize: round(e.meanSize),
+            meanReference: e.meanReference === undefined ? null : round(e.meanReference),
+            unit: e.unit,
+            failedChecks: e.failedChecks,
+            errors: e.errors.count,
+            serverCpuPct: round(e.cpu.serverPct ?? NaN, 0),
+            postgresCpuPct: round(e.cpu.postgresPct ?? NaN, 0),
+            otherCpuPct: round(e.cpu.otherPct ?? NaN, 0),
+          };
+  }
+  return {
+    graphNodes: a.graph.datasets + a.graph.jobs,
+    loadEvents: a.graph.events,
+    loadEventsPerSec: round(a.graph.eventsPerSec, 0),
+    asOf: a.asOf,
+    clients: a.clients,
+    endpoints,
+  };
 }
 
 const us = (value: number) => (Number.isFinite(value) ? `${value.toFixed(0)} µs` : 'n/a');
