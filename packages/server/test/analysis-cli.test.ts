@@ -187,6 +187,63 @@ describe.each(backends())('the analysis commands on the $name store', (backend) 
     );
   });
 
+  it('diff NODE --from --to compares the lineage of a node at two times', async () => {
+    const args = ['dataset:schema:s_out', '--from', '2024-05-01T12:00:00Z', '--to', '2024-05-02T12:00:00Z'];
+    const { code, stdout } = await run(diffCommand, [...args, '--url', ctx.url]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('A: 2024-05-01T12:00:00.000Z\nB: 2024-05-02T12:00:00.000Z\n');
+    expect(stdout).toMatch(/^schema:s_src\s+\+region -amount ~id \(breaking\)\s+-$/m);
+    expect(stdout).toMatch(/^schema:model\s+COMPLETED \S+\s+FAILED \S+/m);
+    const json = await run(diffCommand, [...args, '--json', '--url', ctx.url]);
+    expect(JSON.parse(json.stdout)).toEqual(
+      await http('/api/v1/analysis/graph-diff', {
+        nodeId: 'dataset:schema:s_out',
+        from: '2024-05-01T12:00:00Z',
+        to: '2024-05-02T12:00:00Z',
+        direction: 'both',
+        depth: '20',
+      }),
+    );
+    const usage = await run(diffCommand, [
+      runId(2, 2),
+      runId(2, 5),
+      '--from',
+      '2024-05-01',
+      '--url',
+      ctx.url,
+    ]);
+    expect(usage.code).toBe(2);
+    expect((await run(diffCommand, ['dataset:schema:s_out', '--url', ctx.url])).code).toBe(2);
+  });
+
+  it('lineage --as-of prints the lineage as it was then', async () => {
+    const firstDay = '2025-03-10T03:00:00Z';
+    const { code, stdout } = await run(lineageCommand, [mart, '--as-of', firstDay, '--url', ctx.url]);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    const later = await run(lineageCommand, [
+      mart,
+      '--as-of',
+      '2025-03-10T05:00:00Z',
+      '--direction',
+      'upstream',
+      '--json',
+      '--url',
+      ctx.url,
+    ]);
+    expect(JSON.parse(later.stdout)).toEqual(
+      await http('/api/v1/lineage', {
+        nodeId: mart,
+        direction: 'upstream',
+        depth: '20',
+        asOf: '2025-03-10T05:00:00Z',
+      }),
+    );
+    expect(JSON.stringify(JSON.parse(later.stdout))).not.toEqual(
+      JSON.stringify(await http('/api/v1/lineage', { nodeId: mart, direction: 'upstream', depth: '20' })),
+    );
+  });
+
   it('lineage prints nodes by distance, and columns with their transformations', async () => {
     const { code, stdout } = await run(lineageCommand, [mart, '--direction', 'upstream', '--url', ctx.url]);
     expect(code).toBe(0);

@@ -259,6 +259,66 @@ describe.each(backends().flatMap((backend) => ARRIVALS.map((arrival) => ({ backe
       60_000,
     );
 
+    it('compares the lineage of a node at two times', async () => {
+      const { status, body } = await get(main.url, '/api/v1/analysis/graph-diff', {
+        nodeId: `dataset:${NS}:rep`,
+        from: day(1, '12:00:00'),
+        to: day(2, '12:00:00'),
+        direction: 'upstream',
+      });
+      expect(status).toBe(200);
+      const run = (n: number, d: number) => ({
+        id: runId(9, n),
+        state: 'COMPLETED',
+        startedAt: new Date(Date.parse(day(d, '01:00:00'))).toISOString(),
+        endedAt: new Date(Date.parse(day(d, '01:10:00'))).toISOString(),
+        durationMs: 600_000,
+      });
+      expect(body).toMatchObject({
+        nodeId: `dataset:${NS}:rep`,
+        nodes: { added: [`dataset:${NS}:src_b`], removed: [`dataset:${NS}:src_a`], unchanged: 4 },
+        edges: {
+          added: [{ origin: `dataset:${NS}:src_b`, destination: `job:${NS}:load` }],
+          removed: [{ origin: `dataset:${NS}:src_a`, destination: `job:${NS}:load` }],
+          unchanged: 3,
+        },
+        datasets: [
+          {
+            dataset: `dataset:${NS}:tbl`,
+            schemaChange: {
+              added: [{ name: 'x', type: 'text' }],
+              removed: [],
+              typeChanged: [{ name: 'id', fromType: 'int', toType: 'bigint' }],
+              breaking: true,
+            },
+            rowCount: { from: 1, to: 3, change: 2 },
+          },
+        ],
+        jobs: [{ job: `job:${NS}:load`, from: run(1, 1), to: run(3, 2), duration: { change: 0 } }],
+        assertions: [],
+      });
+      const [changed] = (body as { datasets: { fromVersion: string; toVersion: string }[] }).datasets;
+      const versions = await get(main.url, `${path('datasets', { namespace: NS, name: 'tbl' })}/versions`);
+      const known = (versions.body as { versions: { version: string }[] }).versions.map((v) => v.version);
+      expect(known).toEqual(expect.arrayContaining([changed!.fromVersion, changed!.toVersion]));
+      expect(changed!.fromVersion).not.toBe(changed!.toVersion);
+    });
+
+    it('compares with nothing before a node existed, and refuses times out of order or before it', async () => {
+      const diff = (nodeId: string, from: string, to: string) =>
+        get(main.url, '/api/v1/analysis/graph-diff', { nodeId, from, to });
+      const load = `job:${NS}:load`;
+      expect((await diff(load, '2024-01-01T00:00:00Z', day(1, '12:00:00'))).body).toMatchObject({
+        nodes: {
+          added: [`dataset:${NS}:rep`, `dataset:${NS}:src_a`, `dataset:${NS}:tbl`, load, `job:${NS}:report`],
+          removed: [],
+          unchanged: 0,
+        },
+      });
+      expect((await diff(load, day(2, '00:00:00'), day(1, '00:00:00'))).status).toBe(400);
+      expect((await diff(load, '2024-01-01T00:00:00Z', '2024-01-02T00:00:00Z')).status).toBe(404);
+    });
+
     it('refuses an asOf that is not a time', async () => {
       const { status, body } = await get(main.url, '/api/v1/lineage', {
         nodeId: `dataset:${NS}:tbl`,

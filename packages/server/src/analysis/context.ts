@@ -5,6 +5,7 @@
  */
 import { HeadwaterError } from '../errors.js';
 import type { ColumnInput, FieldRef } from '../graph/column-graph.js';
+import type { GraphNode, LineageDirection, Subgraph } from '../graph/lineage-graph.js';
 import type { Queryable } from '../store/db.js';
 import { entityKey, type ModelState } from '../store/model-state.js';
 
@@ -14,6 +15,8 @@ export interface JobGraphView {
   datasetsOf(jobId: number, direction: 0 | 1): number[];
   /** Jobs that read (0) or write (1) a dataset. */
   jobsOf(datasetId: number, direction: 0 | 1): number[];
+  /** The lineage of a node up to `depth` jobs away, now or as of event time `at`. */
+  traverse(start: GraphNode, depth: number, direction: LineageDirection, at?: number): Subgraph;
 }
 
 /** The column-level lineage an analysis walks (ColumnGraph implements it). */

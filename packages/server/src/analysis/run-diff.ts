@@ -7,9 +7,11 @@ import {
   runAssertions,
   runIoDetails,
   runOutcomes,
+  type AssertionRecord,
   type RunIoDetail,
   type RunOutcome,
 } from '../store/queries/analysis.js';
+import type { ModelState } from '../store/model-state.js';
 import { compareText, datasetNodeId, jobNodeId, type AnalysisSource } from './context.js';
 import { diffSchemas, type SchemaChange } from './schema.js';
 
@@ -100,6 +102,35 @@ function summary(source: AnalysisSource, run: RunOutcome): RunSummary {
   };
 }
 
+/** The assertions (by dataset, assertion and column) that passed in `before` and failed in `after`, or back. */
+export function flippedAssertions(
+  state: ModelState,
+  before: readonly AssertionRecord[],
+  after: readonly AssertionRecord[],
+): FlippedAssertion[] {
+  const key = (a: AssertionRecord) => `${a.datasetId}\u0000${a.assertion}\u0000${a.column}`;
+  const earlier = new Map(before.map((a) => [key(a), a]));
+  const flipped: FlippedAssertion[] = [];
+  for (const later of after) {
+    const previous = earlier.get(key(later));
+    if (previous && previous.success !== later.success) {
+      flipped.push({
+        dataset: datasetNodeId(state, later.datasetId),
+        assertion: later.assertion,
+        column: later.column,
+        from: previous.success,
+        to: later.success,
+      });
+    }
+  }
+  return flipped.sort(
+    (a, b) =>
+      compareText(a.dataset, b.dataset) ||
+      compareText(a.assertion, b.assertion) ||
+      compareText(a.column, b.column),
+  );
+}
+
 /** Compares two runs (three queries). Throws NOT_FOUND naming a run that does not exist. */
 export async function runDiff(source: AnalysisSource, fromId: string, toId: string): Promise<RunDiffResult> {
   const { db, state } = source;
@@ -157,27 +188,10 @@ export async function runDiff(source: AnalysisSource, fromId: string, toId: stri
     list.sort((a, b) => compareText(a.direction, b.direction) || compareText(a.dataset, b.dataset));
   }
 
-  const key = (a: { datasetId: number; assertion: string; column: string }) =>
-    `${a.datasetId}\u0000${a.assertion}\u0000${a.column}`;
-  const before = new Map(assertions.filter((a) => a.runUuid === fromId).map((a) => [key(a), a]));
-  const flipped: FlippedAssertion[] = [];
-  for (const after of assertions.filter((a) => a.runUuid === toId)) {
-    const previous = before.get(key(after));
-    if (previous && previous.success !== after.success) {
-      flipped.push({
-        dataset: datasetNodeId(state, after.datasetId),
-        assertion: after.assertion,
-        column: after.column,
-        from: previous.success,
-        to: after.success,
-      });
-    }
-  }
-  flipped.sort(
-    (a, b) =>
-      compareText(a.dataset, b.dataset) ||
-      compareText(a.assertion, b.assertion) ||
-      compareText(a.column, b.column),
+  const flipped = flippedAssertions(
+    state,
+    assertions.filter((a) => a.runUuid === fromId),
+    assertions.filter((a) => a.runUuid === toId),
   );
   return {
     from: fromSummary,

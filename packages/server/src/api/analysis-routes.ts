@@ -8,13 +8,16 @@ import { columnPaths } from '../analysis/column-paths.js';
 import { resolveAnalysisNode, type AnalysisSource, type AnalysisTime } from '../analysis/context.js';
 import { IMPACT_CHANGES, impact, type ImpactChange } from '../analysis/impact.js';
 import { CAUSE_KINDS, rootCause } from '../analysis/root-cause.js';
+import { graphDiff } from '../analysis/graph-diff.js';
 import { runDiff } from '../analysis/run-diff.js';
 import { schemaDiff } from '../analysis/schema-diff.js';
 import { HeadwaterError } from '../errors.js';
+import type { GraphNode, LineageDirection } from '../graph/lineage-graph.js';
 import { runUuidOf } from '../ingest/ids.js';
 import { latestEventTime } from '../store/queries/analysis.js';
 import type { AppDeps } from './app.js';
 import { parseNodeId, type NodeId } from './node-id.js';
+import { parseAsOf } from './as-of.js';
 import { plainJson, responses } from './shapes.js';
 
 // ---- schemas (documentation: responses are serialised with JSON.stringify, see plainJson) ------------------
@@ -170,6 +173,13 @@ const datasetDiff = object({
   schemaChange: nullable(schemaChange),
   rowCount: numberChange,
 });
+const flippedAssertion = object({
+  dataset: string,
+  assertion: string,
+  column: string,
+  from: boolean,
+  to: boolean,
+});
 const edgeChange = object({ direction: { type: 'string', enum: ['input', 'output'] }, dataset: string });
 const runDiffSchema = object({
   from: runSummary,
@@ -179,9 +189,7 @@ const runDiffSchema = object({
   inputs: arrayOf(datasetDiff),
   outputs: arrayOf(datasetDiff),
   edges: object({ added: arrayOf(edgeChange), removed: arrayOf(edgeChange) }),
-  assertions: arrayOf(
-    object({ dataset: string, assertion: string, column: string, from: boolean, to: boolean }),
-  ),
+  assertions: arrayOf(flippedAssertion),
 });
 
 const columnPathsSchema = object({
@@ -198,6 +206,37 @@ const columnPathsSchema = object({
     }),
   ),
   edges: arrayOf(columnHop),
+});
+
+const runAtTime = object({
+  id: string,
+  state: string,
+  startedAt: nullableTime,
+  endedAt: nullableTime,
+  durationMs: { type: ['integer', 'null'] },
+});
+const graphEdge = object({ origin: string, destination: string });
+const graphDiffSchema = object({
+  nodeId: string,
+  from: time,
+  to: time,
+  depth: integer,
+  direction: { type: 'string', enum: ['upstream', 'downstream', 'both'] },
+  nodes: object({ added: strings, removed: strings, unchanged: integer }),
+  edges: object({ added: arrayOf(graphEdge), removed: arrayOf(graphEdge), unchanged: integer }),
+  datasets: arrayOf(
+    object({
+      dataset: string,
+      fromVersion: nullableString,
+      toVersion: nullableString,
+      schemaChange: nullable(schemaChange),
+      rowCount: numberChange,
+    }),
+  ),
+  jobs: arrayOf(
+    object({ job: string, from: nullable(runAtTime), to: nullable(runAtTime), duration: numberChange }),
+  ),
+  assertions: arrayOf(flippedAssertion),
 });
 
 // ---- helpers -----------------------------------------------------------------------------------------------
@@ -382,6 +421,46 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
           ? [{ datasetId: node.datasetId, field: node.field }]
           : deps.columnGraph.fieldsOf((node as { id: number }).id);
       return columnPaths(source, request.query.nodeId, starts, request.query.direction, request.query.depth);
+    },
+  );
+
+  app.get<{
+    Querystring: { nodeId: string; from: string; to?: string; depth: number; direction: LineageDirection };
+  }>(
+    '/api/v1/analysis/graph-diff',
+    {
+      ...plainJson,
+      schema: {
+        tags: ['Analysis'],
+        summary: 'The lineage of a node at two times, compared',
+        description:
+          'Nodes and edges added and removed between `from` and `to` (event times), and for what was there both ' +
+          'times: dataset versions with their schema changes and row counts, the latest run of each job, and ' +
+          'assertions that flipped. Each side is what a store holding only the events up to that time shows.',
+        querystring: {
+          type: 'object',
+          required: ['nodeId', 'from'],
+          properties: {
+            nodeId: { ...nodeIdParam, description: 'dataset:<namespace>:<name> or job:<namespace>:<name>' },
+            from: { ...time, description: 'The earlier time' },
+            to: { ...time, description: 'The later time; default: the newest event time in the store' },
+            depth: { type: 'integer', minimum: 0, maximum: 1000, default: 20 },
+            direction: { type: 'string', enum: ['upstream', 'downstream', 'both'], default: 'both' },
+          },
+        },
+        response: responses(graphDiffSchema, 400, 404),
+      },
+    },
+    async (request) => {
+      const { nodeId, depth, direction } = request.query;
+      const parsed = parseAnalysisNodeId(nodeId, true);
+      if (parsed.type === 'datasetField') {
+        throw new HeadwaterError('INVALID_NODE_ID', 'A graph diff starts at a dataset or a job.');
+      }
+      const start = resolveAnalysisNode(deps.state, parsed) as GraphNode;
+      const from = parseAsOf(request.query.from, 'from')!;
+      const to = parseAsOf(request.query.to, 'to') ?? (await timeOf(undefined)).at;
+      return graphDiff(source, { start, from, to, depth, direction });
     },
   );
 }

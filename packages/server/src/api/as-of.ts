@@ -46,14 +46,14 @@ export const asOfParam = {
     'eventTime <= asOf would answer.',
 } as const;
 
-/** Parses `asOf`; undefined when absent. */
-export function parseAsOf(value: string | undefined): Date | undefined {
+/** Parses a time parameter (`asOf` unless named); undefined when absent. */
+export function parseAsOf(value: string | undefined, name = 'asOf'): Date | undefined {
   if (value === undefined) return undefined;
   const time = Date.parse(value);
   if (!Number.isFinite(time)) {
     throw new HeadwaterError(
       'BAD_REQUEST',
-      `asOf must be an ISO 8601 date-time; got ${JSON.stringify(value)}.`,
+      `${name} must be an ISO 8601 date-time; got ${JSON.stringify(value)}.`,
     );
   }
   return new Date(time);

@@ -2,10 +2,11 @@ import type { ColumnPathsResult } from '../analysis/column-paths.js';
 import { CliError, DEFAULT_SERVER_URL, type CommandIo } from './http.js';
 import { formatTable, getJson, runClientCommand, shortId, writeJson } from './table.js';
 
-const usage = `Usage: headwater lineage NODE [--direction upstream|downstream|both] [--depth 20] [--json]
-                         [--url ${DEFAULT_SERVER_URL}]
+const usage = `Usage: headwater lineage NODE [--direction upstream|downstream|both] [--depth 20] [--as-of TIME]
+                         [--json] [--url ${DEFAULT_SERVER_URL}]
 
-The lineage of a dataset or job (GET /api/v1/lineage; default direction both), or of a column
+The lineage of a dataset or job (GET /api/v1/lineage; default direction both; --as-of: as it was at that
+event time, ISO 8601), or of a column
 (datasetField:<namespace>:<dataset>:<field>, GET /api/v1/analysis/column-paths; default upstream) with the
 transformations along each path.`;
 
@@ -38,7 +39,7 @@ export function lineageCommand(args: string[], io?: CommandIo): Promise<number> 
     usage,
     args,
     io,
-    { direction: { type: 'string' }, depth: { type: 'string' } },
+    { direction: { type: 'string' }, depth: { type: 'string' }, 'as-of': { type: 'string' } },
     1,
     async (context) => {
       const nodeId = context.positionals[0]!;
@@ -55,6 +56,9 @@ export function lineageCommand(args: string[], io?: CommandIo): Promise<number> 
         );
       }
       const out = context.io.stdout;
+      if (isColumn && context.values['as-of'] !== undefined) {
+        throw new CliError('--as-of applies to the lineage of datasets and jobs, not of columns.', 2);
+      }
       if (isColumn) {
         const result = await getJson<ColumnPathsResult>(context.url, '/api/v1/analysis/column-paths', {
           nodeId,
@@ -83,10 +87,12 @@ export function lineageCommand(args: string[], io?: CommandIo): Promise<number> 
         }
         return 0;
       }
+      const asOf = context.values['as-of'];
       const result = await getJson<LineageGraphJson>(context.url, '/api/v1/lineage', {
         nodeId,
         direction,
         depth,
+        ...(asOf !== undefined ? { asOf } : {}),
       });
       if (context.json) {
         writeJson(context.io, result);
@@ -105,7 +111,7 @@ export function lineageCommand(args: string[], io?: CommandIo): Promise<number> 
           if (distance > 0) rows.push([label, String(distance), nodes.get(id)?.type ?? '', shortId(id)]);
         }
       }
-      out.write(`Lineage of ${nodeId} (${direction}, depth ${depth})\n\n`);
+      out.write(`Lineage of ${nodeId} (${direction}, depth ${depth}${asOf ? `, as of ${asOf}` : ''})\n\n`);
       out.write(
         rows.length === 0 ? 'No lineage.\n' : formatTable(['DIRECTION', 'DIST', 'TYPE', 'NODE'], rows),
       );

@@ -69,9 +69,10 @@ export async function runClientCommand(
   args: string[],
   io: CommandIo = processIo,
   options: StringOptions,
-  positionals: number,
+  positionals: number | readonly [min: number, max: number],
   body: (context: CommandContext) => Promise<number>,
 ): Promise<number> {
+  const [min, max] = typeof positionals === 'number' ? [positionals, positionals] : positionals;
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({
@@ -80,10 +81,10 @@ export async function runClientCommand(
       allowPositionals: true,
       strict: true,
     });
-    if (!parsed.values.help && parsed.positionals.length !== positionals) {
-      throw new Error(
-        `expected ${positionals} argument${positionals === 1 ? '' : 's'}, got ${parsed.positionals.length}`,
-      );
+    const count = parsed.positionals.length;
+    if (!parsed.values.help && (count < min || count > max)) {
+      const expected = min === max ? String(min) : `${min} to ${max}`;
+      throw new Error(`expected ${expected} argument${max === 1 ? '' : 's'}, got ${count}`);
     }
   } catch (error) {
     io.stderr.write(`headwater ${name}: ${(error as Error).message}\n\n${usage}\n`);

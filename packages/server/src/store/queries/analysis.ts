@@ -99,6 +99,18 @@ export async function latestFailedAssertions(
   datasetIds: readonly number[],
   at: Date,
 ): Promise<AssertionRecord[]> {
+  return (await latestAssertions(db, datasetIds, at)).filter((assertion) => !assertion.success);
+}
+
+/**
+ * The latest assertion results of each dataset: per dataset, the assertions of the run that last reported
+ * assertions on it by `at`, by assertion and column.
+ */
+export async function latestAssertions(
+  db: Queryable,
+  datasetIds: readonly number[],
+  at: Date,
+): Promise<AssertionRecord[]> {
   if (datasetIds.length === 0) return [];
   return db.query<AssertionRecord>(
     `SELECT ${ASSERTION_COLUMNS} FROM unnest($1::int[]) AS wanted(dataset_id)
@@ -107,7 +119,6 @@ export async function latestFailedAssertions(
        WHERE dataset_id = wanted.dataset_id AND event_time <= $2
        ORDER BY event_time DESC, run_uuid DESC LIMIT 1) latest
      JOIN dq_assertions a ON a.run_uuid = latest.run_uuid AND a.dataset_id = wanted.dataset_id
-     WHERE NOT a.success
      ORDER BY a.dataset_id, a.assertion, a.column_name`,
     [datasetIds, at.toISOString()],
   );

@@ -315,3 +315,24 @@ export async function runLocationsAsOf(
   for (const row of rows) result[Number(row.index) - 1] = row.own ? row.own.url : row.job;
   return result;
 }
+
+/**
+ * The row count each dataset's newest write reported by `at` (the outputStatistics facet of the newest COMPLETE
+ * that wrote it with one). Datasets without one are absent.
+ */
+export async function latestRowCounts(
+  db: Queryable,
+  datasetIds: readonly number[],
+  at: Date,
+): Promise<Map<number, number>> {
+  if (datasetIds.length === 0) return new Map();
+  const rows = await db.query<{ id: number; rows: number | null }>(
+    `SELECT DISTINCT ON (dataset_id) dataset_id AS id, (io_facets->'outputStatistics'->>'rowCount')::float8 AS rows
+     FROM dataset_sightings
+     WHERE dataset_id = ANY($1::int[]) AND modifies AND event_time <= $2::timestamptz
+       AND jsonb_typeof(io_facets->'outputStatistics'->'rowCount') = 'number'
+     ORDER BY dataset_id, event_time DESC, seq DESC`,
+    [datasetIds, at.toISOString()],
+  );
+  return new Map(rows.flatMap((row) => (row.rows === null ? [] : [[row.id, row.rows] as const])));
+}
