@@ -1,6 +1,7 @@
 /**
  * Column paths: every column upstream or downstream of a column (or of every column of a dataset), any number
- * of hops away, each with a shortest path and the transformations along it. Pure: reads the column graph.
+ * of hops away, each with the column before it on a shortest path and the transformations of that hop. Pure:
+ * reads the column graph.
  */
 import type { ColumnTransformation, FieldRef } from '../graph/column-graph.js';
 import { compareText, fieldNodeId, datasetNodeId, type AnalysisSource } from './context.js';
@@ -21,10 +22,10 @@ export interface ColumnPath {
   readonly field: string;
   /** Hops from the start. */
   readonly distance: number;
-  /** Column ids from the start to this column. */
-  readonly path: string[];
-  /** The hops of `path`, each in data-flow order. */
-  readonly hops: ColumnHop[];
+  /** The column one hop closer to the start on a shortest path: follow `via` back for the whole path. */
+  readonly via: string;
+  /** The transformations of the hop between `via` and this column. */
+  readonly transformations: ColumnTransformation[];
 }
 
 /** The answer of a column-paths query. */
@@ -51,17 +52,7 @@ export function columnPaths(
   depth: number,
 ): ColumnPathsResult {
   const { state, columnGraph } = source;
-  const up = direction === 'upstream';
   const id = (ref: FieldRef) => fieldNodeId(state, ref);
-  const hop = (
-    from: FieldRef,
-    to: FieldRef,
-    transformations: readonly ColumnTransformation[],
-  ): ColumnHop => ({
-    origin: id(up ? to : from),
-    destination: id(up ? from : to),
-    transformations: [...transformations],
-  });
   const walk = walkColumns(state, columnGraph, starts, direction, depth);
   const columns = walk
     .filter((column) => column.distance > 0)
@@ -70,10 +61,8 @@ export function columnPaths(
       dataset: datasetNodeId(state, column.ref.datasetId),
       field: column.ref.field,
       distance: column.distance,
-      path: column.path.map(id),
-      hops: column.transformations.map((transformations, index) =>
-        hop(column.path[index]!, column.path[index + 1]!, transformations),
-      ),
+      via: id(column.previous!.ref),
+      transformations: [...column.transformations],
     }));
   const reached = new Set(walk.map((column) => id(column.ref)));
   const edges: ColumnHop[] = [];

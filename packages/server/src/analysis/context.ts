@@ -50,16 +50,28 @@ export type AnalysisNode =
 
 /** The nodeId of a dataset. */
 export function datasetNodeId(state: ModelState, id: number): string {
-  const dataset = state.datasetsById.get(id);
-  const namespace = dataset ? (state.namespacesById.get(dataset.namespaceId)?.name ?? '') : '';
-  return `dataset:${namespace}:${dataset?.name ?? `#${id}`}`;
+  const cache = state.nodeIds.datasets;
+  let nodeId = cache.get(id);
+  if (nodeId === undefined) {
+    const dataset = state.datasetsById.get(id);
+    const namespace = dataset ? (state.namespacesById.get(dataset.namespaceId)?.name ?? '') : '';
+    nodeId = `dataset:${namespace}:${dataset?.name ?? `#${id}`}`;
+    if (dataset) cache.set(id, nodeId);
+  }
+  return nodeId;
 }
 
 /** The nodeId of a job. */
 export function jobNodeId(state: ModelState, id: number): string {
-  const job = state.jobsById.get(id);
-  const namespace = job ? (state.namespacesById.get(job.namespaceId)?.name ?? '') : '';
-  return `job:${namespace}:${job?.name ?? `#${id}`}`;
+  const cache = state.nodeIds.jobs;
+  let nodeId = cache.get(id);
+  if (nodeId === undefined) {
+    const job = state.jobsById.get(id);
+    const namespace = job ? (state.namespacesById.get(job.namespaceId)?.name ?? '') : '';
+    nodeId = `job:${namespace}:${job?.name ?? `#${id}`}`;
+    if (job) cache.set(id, nodeId);
+  }
+  return nodeId;
 }
 
 /** The nodeId of a column. */

@@ -15,7 +15,7 @@ import {
 } from './context.js';
 import { brokenColumns, diffSchemas, type SchemaChange } from './schema.js';
 import {
-  connectingJobs,
+  connectingJobsMemo,
   nodesOfColumnWalk,
   walkColumns,
   walkJobGraph,
@@ -47,8 +47,11 @@ export interface ImpactedNode {
   /** Edges from the start. */
   readonly distance: number;
   readonly level: ImpactLevel;
-  /** Node ids from the start to this node. */
-  readonly path: string[];
+  /**
+   * The node before this one on a shortest path from the start (a column, where the path follows column
+   * lineage): follow `via` back to the start for the whole path.
+   */
+  readonly via: string;
   /** From the latest ownership facet. */
   readonly owners: Owner[];
   /** Columns reached through column lineage: a dataset's own, the columns a job reads. datasetField ids. */
@@ -163,13 +166,14 @@ export async function impact(
   const startKeys = new Set(broken.map(refKey));
   const columnsOfDataset = new Map<number, ReachedColumn[]>();
   const columnsOfJob = new Map<number, Set<string>>();
+  const jobsBetween = connectingJobsMemo(state, graph);
   for (const column of columns) {
     let list = columnsOfDataset.get(column.ref.datasetId);
     if (!list) columnsOfDataset.set(column.ref.datasetId, (list = []));
     list.push(column);
     for (const output of columnGraph.outputsOf(column.ref)) {
       if (!reachedKeys.has(refKey(output))) continue;
-      for (const job of connectingJobs(state, graph, column.ref, output, false)) {
+      for (const job of jobsBetween(column.ref, output, false)) {
         let set = columnsOfJob.get(job);
         if (!set) columnsOfJob.set(job, (set = new Set()));
         set.add(refKey(column.ref));
@@ -211,7 +215,7 @@ export async function impact(
       kind: r.node.kind,
       distance: r.distance,
       level,
-      path: r.path.map((node) => analysisNodeId(state, node)),
+      via: analysisNodeId(state, r.trail.previous?.node ?? start),
       owners: (r.node.kind === 'dataset' ? datasetOwners : jobOwners).get(r.node.id) ?? [],
       columns: sortIds(affected),
       breakingColumns: sortIds(breakingColumns),

@@ -23,7 +23,7 @@ import {
   type AnalysisTime,
 } from './context.js';
 import { diffSchemas, isEmptyChange, type SchemaChange } from './schema.js';
-import { nodesOfColumnWalk, walkColumns, walkJobGraph, type Reached } from './walk.js';
+import { nodesOfColumnWalk, trailNodes, walkColumns, walkJobGraph, type Reached } from './walk.js';
 
 /** What kind of problem a cause is, in the order causes at the same distance are listed. */
 export const CAUSE_KINDS = ['failedRun', 'failedAssertion', 'stale', 'schemaChange'] as const;
@@ -228,7 +228,7 @@ export async function rootCause(
     runOutcomes(db, creatorUuid === undefined ? [] : [creatorUuid]),
   ]);
 
-  const pathOf = (r: Reached) => r.path.map((node) => analysisNodeId(state, node));
+  const pathOf = (r: Reached) => trailNodes(r.trail).map((node) => analysisNodeId(state, node));
   // Every cause has every key, in one order: the JSON reads the same whatever the kind.
   const cause = (
     fields: Pick<Cause, 'kind' | 'nodeId' | 'distance' | 'path' | 'message'> & Partial<Cause>,
@@ -273,7 +273,7 @@ export async function rootCause(
         {
           node: { kind: 'job', id: creator.jobId },
           distance: 1,
-          path: [...start.path, { kind: 'job', id: creator.jobId }],
+          trail: { node: { kind: 'job', id: creator.jobId }, previous: start.trail },
         },
         creator,
       ),

@@ -6,7 +6,7 @@ import { HeadwaterError } from '../errors.js';
 import { latestOwners, newestVersions, versionsByUuid, type Owner } from '../store/queries/analysis.js';
 import { analysisNodeId, compareText, datasetNodeId, fieldNodeId, type AnalysisSource } from './context.js';
 import { brokenColumns, diffSchemas, type SchemaChange } from './schema.js';
-import { nodesOfColumnWalk, walkColumns } from './walk.js';
+import { columnPath, nodesOfColumnWalk, walkColumns } from './walk.js';
 
 /** A downstream column a breaking change reaches. */
 export interface ReachedByChange {
@@ -94,7 +94,7 @@ export async function schemaDiff(
     nodeId: fieldNodeId(state, column.ref),
     dataset: datasetNodeId(state, column.ref.datasetId),
     distance: column.distance,
-    path: column.path.map((ref) => fieldNodeId(state, ref)),
+    path: columnPath(column).map((step) => fieldNodeId(state, step.ref)),
     owners: datasetOwners.get(column.ref.datasetId) ?? [],
   }));
   const jobList = jobs.map((r) => ({

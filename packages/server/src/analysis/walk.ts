@@ -1,7 +1,9 @@
 /**
  * Walks of the lineage graphs that keep, for every node reached, its distance from the start and one shortest
  * path to it. Pure: they read only the graph views. Neighbours are expanded in nodeId order, so the path kept
- * for a node (the first shortest one in that order) is the same on every run and every backend.
+ * for a node (the first shortest one in that order) is the same on every run and every backend. Paths are kept
+ * as links back to the start (trails), which share their prefixes: a walk costs what it reaches, not what it
+ * reaches times its depth.
  */
 import type { ColumnTransformation, FieldRef } from '../graph/column-graph.js';
 import {
@@ -16,13 +18,26 @@ import type { ModelState } from '../store/model-state.js';
 /** Which way a walk goes: against the data flow (to producers) or with it (to consumers). */
 export type WalkDirection = 'upstream' | 'downstream';
 
+/** The last node of a path, linked to the one before it (null at the start). */
+export interface Trail {
+  readonly node: AnalysisNode;
+  readonly previous: Trail | null;
+}
+
+/** The nodes of a trail, from the start. */
+export function trailNodes(trail: Trail): AnalysisNode[] {
+  const nodes: AnalysisNode[] = [];
+  for (let step: Trail | null = trail; step; step = step.previous) nodes.push(step.node);
+  return nodes.reverse();
+}
+
 /** A dataset or job a walk reached. */
 export interface Reached {
   readonly node: { readonly kind: 'dataset' | 'job'; readonly id: number };
   /** Edges from the start: a dataset's writer is 1 upstream, the writer's inputs 2. */
   readonly distance: number;
-  /** From the start to the node, both included. Columns appear in the path of a column walk. */
-  readonly path: readonly AnalysisNode[];
+  /** From the start to the node. Columns stand for their datasets in the trails of a column walk. */
+  readonly trail: Trail;
 }
 
 /** A column a column walk reached. */
@@ -30,10 +45,17 @@ export interface ReachedColumn {
   readonly ref: FieldRef;
   /** Column hops from the start (one hop is one job). */
   readonly distance: number;
-  /** Columns from the start to this one, both included. */
-  readonly path: readonly FieldRef[];
-  /** The transformations of each hop of `path`: `transformations[i]` joins `path[i]` and `path[i + 1]`. */
-  readonly transformations: readonly (readonly ColumnTransformation[])[];
+  /** The column one hop closer to the start (null for a start). */
+  readonly previous: ReachedColumn | null;
+  /** The transformations of the hop between `previous` and this column. */
+  readonly transformations: readonly ColumnTransformation[];
+}
+
+/** The columns from the start to `column`, both included. */
+export function columnPath(column: ReachedColumn): ReachedColumn[] {
+  const path: ReachedColumn[] = [];
+  for (let step: ReachedColumn | null = column; step; step = step.previous) path.push(step);
+  return path.reverse();
 }
 
 const nodeKey = (node: AnalysisNode): string =>
@@ -50,7 +72,7 @@ export function walkJobGraph(
   direction: WalkDirection,
 ): Reached[] {
   const up = direction === 'upstream';
-  const reached: Reached[] = [{ node: start, distance: 0, path: [start] }];
+  const reached: Reached[] = [{ node: start, distance: 0, trail: { node: start, previous: null } }];
   const seen = new Set([nodeKey(start)]);
   let frontier = reached;
   for (let distance = 1; frontier.length > 0; distance++) {
@@ -64,7 +86,7 @@ export function walkJobGraph(
         const key = nodeKey(node);
         if (seen.has(key)) continue;
         seen.add(key);
-        next.push({ node, distance, path: [...from.path, node] });
+        next.push({ node, distance, trail: { node, previous: from.trail } });
       }
     }
     reached.push(...next);
@@ -93,7 +115,7 @@ export function walkColumns(
   const reached: ReachedColumn[] = byId(starts).map((ref) => ({
     ref,
     distance: 0,
-    path: [ref],
+    previous: null,
     transformations: [],
   }));
   const seen = new Set(reached.map((column) => key(column.ref)));
@@ -116,8 +138,8 @@ export function walkColumns(
         next.push({
           ref: { datasetId: ref.datasetId, field: ref.field },
           distance,
-          path: [...from.path, { datasetId: ref.datasetId, field: ref.field }],
-          transformations: [...from.transformations, hop],
+          previous: from,
+          transformations: hop,
         });
       }
     }
@@ -149,38 +171,47 @@ export function nodesOfColumnWalk(
     const key = nodeKey(reached.node);
     if (!best.has(key)) best.set(key, reached);
   };
-  const fieldPath = (column: ReachedColumn): AnalysisNode[] => {
-    const path: AnalysisNode[] = [];
-    column.path.forEach((ref, index) => {
-      if (index > 0) {
-        const job = connectingJobs(state, graph, column.path[index - 1]!, ref, up)[0];
-        if (job !== undefined) path.push({ kind: 'job', id: job });
-      }
-      path.push({ kind: 'datasetField', ...ref });
-    });
-    return path;
-  };
+  const jobsBetween = connectingJobsMemo(state, graph);
+  // The trail of a column: its predecessor's (which comes first, columns being in distance order), the job
+  // between them, then the column.
+  const trails = new Map<ReachedColumn, Trail>();
   // Columns come in (distance, nodeId) order, so the first offer for a node is its shortest, first path.
   for (const column of columns) {
-    const path = fieldPath(column);
-    offer({ node: { kind: 'dataset', id: column.ref.datasetId }, distance: 2 * column.distance, path });
-    const previous = column.path.at(-2);
-    if (previous) {
-      const prefix = path.slice(0, -1);
-      if (prefix.at(-1)?.kind === 'job') prefix.pop();
-      for (const job of connectingJobs(state, graph, previous, column.ref, up)) {
-        offer({
-          node: { kind: 'job', id: job },
-          distance: 2 * column.distance - 1,
-          path: [...prefix, { kind: 'job', id: job }],
-        });
-      }
+    const previous = column.previous;
+    const before = previous ? (trails.get(previous) ?? null) : null;
+    const jobs = previous ? jobsBetween(previous.ref, column.ref, up) : [];
+    const first = jobs[0];
+    const viaJob: Trail | null =
+      first !== undefined ? { node: { kind: 'job', id: first }, previous: before } : before;
+    const trail: Trail = { node: { kind: 'datasetField', ...column.ref }, previous: viaJob };
+    trails.set(column, trail);
+    offer({ node: { kind: 'dataset', id: column.ref.datasetId }, distance: 2 * column.distance, trail });
+    for (const job of jobs) {
+      const node = { kind: 'job' as const, id: job };
+      offer({ node, distance: 2 * column.distance - 1, trail: { node, previous: before } });
     }
   }
   return [...best.values()].sort(
     (a, b) =>
       a.distance - b.distance || compareText(analysisNodeId(state, a.node), analysisNodeId(state, b.node)),
   );
+}
+
+/**
+ * {@link connectingJobs}, remembering the answer per pair of datasets: within one analysis, many columns share a
+ * hop between the same two datasets.
+ */
+export function connectingJobsMemo(
+  state: ModelState,
+  graph: JobGraphView,
+): (from: FieldRef, to: FieldRef, up: boolean) => number[] {
+  const memo = new Map<string, number[]>();
+  return (from, to, up) => {
+    const key = `${from.datasetId}:${to.datasetId}:${up ? 1 : 0}`;
+    let jobs = memo.get(key);
+    if (!jobs) memo.set(key, (jobs = connectingJobs(state, graph, from, to, up)));
+    return jobs;
+  };
 }
 
 /**

@@ -135,7 +135,7 @@ const impactSchema = object({
       kind: { type: 'string', enum: ['dataset', 'job'] },
       distance: integer,
       level: { type: 'string', enum: ['breaking', 'direct', 'indirect'] },
-      path: strings,
+      via: { ...string, description: 'The node before this one on a shortest path from the start' },
       owners: arrayOf(owner),
       columns: strings,
       breakingColumns: strings,
@@ -201,8 +201,8 @@ const columnPathsSchema = object({
       dataset: string,
       field: string,
       distance: integer,
-      path: strings,
-      hops: arrayOf(columnHop),
+      via: { ...string, description: 'The column one hop closer to the start on a shortest path' },
+      transformations: arrayOf(transformation),
     }),
   ),
   edges: arrayOf(columnHop),
@@ -397,7 +397,8 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
         tags: ['Analysis'],
         summary: 'Columns upstream or downstream of a column, with the transformations along each path',
         description:
-          'Every column reached within depth hops, with a shortest path and the transformations of each hop, ' +
+          'Every column reached within depth hops, with the column before it on a shortest path (`via`) and ' +
+          'the transformations of that hop, ' +
           'and every column-lineage edge between the columns reached. A dataset nodeId starts from all its columns.',
         querystring: {
           type: 'object',

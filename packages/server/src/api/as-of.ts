@@ -2,7 +2,7 @@ import { HeadwaterError } from '../errors.js';
 import { datasetVersionUuid, jobVersionUuid, simpleJobName } from '../ingest/derive.js';
 import type { Queryable } from '../store/db.js';
 import { DESCRIBING_FACETS } from '../store/model-state.js';
-import { columnLineageInto, findDatasets, type DatasetRecord } from '../store/queries/datasets.js';
+import { columnLineageInto, datasetTags, type DatasetRecord } from '../store/queries/datasets.js';
 import {
   datasetsAsOf,
   facetsAsOf,
@@ -15,7 +15,7 @@ import {
   type RunAsOf,
 } from '../store/queries/history.js';
 import type { Facets } from '../store/queries/facets.js';
-import { findJobs, type JobRecord } from '../store/queries/jobs.js';
+import { jobTags, type JobRecord } from '../store/queries/jobs.js';
 import { findRuns, runIo } from '../store/queries/runs.js';
 import type { AppDeps } from './app.js';
 import {
@@ -86,39 +86,69 @@ function datasetRecordAsOf(
   };
 }
 
-/** Datasets by id as they were at `at`; those unnamed by then are absent. */
+type StoreDeps = Pick<AppDeps, 'db' | 'state'>;
+
+/**
+ * Datasets by id as they were at `at`; those unnamed by then are absent. What has no history (names, tags)
+ * comes from the writer's mirror and the tag tables, not from the dataset rows, whose other columns are of now.
+ */
 export async function loadDatasetRecordsAsOf(
-  db: Queryable,
+  { db, state }: StoreDeps,
   ids: readonly number[],
   at: Date,
 ): Promise<Map<number, DatasetRecord>> {
-  const [records, past, facets] = await Promise.all([
-    findDatasets(db, ids),
+  const [tags, past, facets] = await Promise.all([
+    datasetTags(db, ids),
     datasetsAsOf(db, ids, at),
     facetsAsOf<number>(db, 'dataset', ids, at, DESCRIBING_FACETS.dataset),
   ]);
   const result = new Map<number, DatasetRecord>();
-  for (const record of records) {
-    const then = datasetRecordAsOf(record, past.get(record.id), facets.get(record.id));
-    if (then) result.set(record.id, then);
+  for (const id of ids) {
+    const row = state.datasetsById.get(id);
+    const namespace = row && state.namespacesById.get(row.namespaceId);
+    if (!row || !namespace) continue;
+    const base: DatasetRecord = {
+      id,
+      namespace: namespace.name,
+      name: row.name,
+      type: 'DB_TABLE',
+      sourceName: 'default',
+      description: null,
+      lifecycleState: null,
+      lastModifiedAt: null,
+      createdAt: new Date(row.createdAt),
+      updatedAt: new Date(row.updatedAt),
+      isHidden: row.isHidden,
+      currentVersion: null,
+      fields: null,
+      tags: tags.get(id)?.tags ?? [],
+      fieldTags: tags.get(id)?.fieldTags ?? null,
+    };
+    const then = datasetRecordAsOf(base, past.get(id), facets.get(id));
+    if (then) result.set(id, then);
   }
   return result;
 }
 
 /** The lineage-graph data of datasets as they were at `at`. */
 export async function loadDatasetNodeDataAsOf(
-  db: Queryable,
+  deps: StoreDeps,
   ids: readonly number[],
   at: Date,
 ): Promise<Map<number, DatasetNodeData>> {
-  const records = await loadDatasetRecordsAsOf(db, ids, at);
+  const records = await loadDatasetRecordsAsOf(deps, ids, at);
   return new Map([...records].map(([id, record]) => [id, datasetNodeData(record)]));
 }
 
 /** A Dataset as it was at `at` (facets and column lineage of then), or undefined if it did not exist. */
-export async function loadDatasetAsOf(db: Queryable, id: number, at: Date): Promise<DatasetJson | undefined> {
+export async function loadDatasetAsOf(
+  deps: StoreDeps,
+  id: number,
+  at: Date,
+): Promise<DatasetJson | undefined> {
+  const { db } = deps;
   const [records, facets, lineage] = await Promise.all([
-    loadDatasetRecordsAsOf(db, [id], at),
+    loadDatasetRecordsAsOf(deps, [id], at),
     facetsAsOf<number>(db, 'dataset', [id], at),
     columnLineageInto(db, [id], at),
   ]);
@@ -159,16 +189,36 @@ async function jobsAsOfWithRuns(
   at: Date,
   perJob: number,
 ): Promise<{ record: JobRecord; runs: RunJson[] }[]> {
-  const [records, past, runsByJob, facets] = await Promise.all([
-    findJobs(deps.db, ids),
+  const [tags, past, runsByJob, facets] = await Promise.all([
+    jobTags(deps.db, ids),
     jobsAsOf(deps.db, ids, at),
     runsOfJobsAsOf(deps.db, ids, at, perJob),
     facetsAsOf<number>(deps.db, 'job', ids, at, DESCRIBING_FACETS.job),
   ]);
   const jobs = new Map<number, JobRecord>();
-  for (const record of records) {
-    const then = past.get(record.id);
-    if (then) jobs.set(record.id, jobRecordAsOf(deps, record, then, facets.get(record.id)));
+  for (const id of ids) {
+    const row = deps.state.jobsById.get(id);
+    const namespace = row && deps.state.namespacesById.get(row.namespaceId);
+    const then = past.get(id);
+    if (!row || !namespace || !then) continue;
+    // Everything but the name, visibility and tags is of `at` (jobRecordAsOf).
+    const base: JobRecord = {
+      id,
+      namespace: namespace.name,
+      name: row.name,
+      simpleName: row.name,
+      type: 'BATCH',
+      description: null,
+      location: null,
+      createdAt: then.createdAt,
+      updatedAt: then.updatedAt,
+      isHidden: row.isHidden,
+      parentNamespace: null,
+      parentName: null,
+      currentVersion: null,
+      tags: tags.get(id) ?? [],
+    };
+    jobs.set(id, jobRecordAsOf(deps, base, then, facets.get(id)));
   }
   const wanted: RunAsOf[] = [];
   for (const { runs, current } of runsByJob.values()) {

@@ -65,7 +65,7 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
       const reached = columnGraph.traverse(starts, depth, withDownstream, at);
       const datasetIds = [...new Set([...reached.values()].map((ref) => ref.datasetId))];
       const records = asOf
-        ? await loadDatasetRecordsAsOf(db, datasetIds, asOf)
+        ? await loadDatasetRecordsAsOf(deps, datasetIds, asOf)
         : new Map((await findDatasets(db, datasetIds)).map((record) => [record.id, record]));
       const describe = (ref: FieldRef) => {
         const record = records.get(ref.datasetId);

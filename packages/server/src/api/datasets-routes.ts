@@ -126,7 +126,7 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
       const id = datasetNamed(state, namespace, dataset).id;
       const asOf = parseAsOf(request.query.asOf);
       if (!asOf) return datasetById(db, id);
-      const then = await loadDatasetAsOf(db, id, asOf);
+      const then = await loadDatasetAsOf(deps, id, asOf);
       if (!then) {
         throw new HeadwaterError(
           'NOT_FOUND',

@@ -83,7 +83,7 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
       const subgraph = graph.traverse(start, request.query.depth, direction, asOf?.getTime());
       const [datasetData, jobData] = asOf
         ? await Promise.all([
-            loadDatasetNodeDataAsOf(db, [...subgraph.datasets], asOf).then(texts),
+            loadDatasetNodeDataAsOf(deps, [...subgraph.datasets], asOf).then(texts),
             loadJobNodeDataAsOf(deps, [...subgraph.jobs], asOf).then(texts),
           ])
         : await Promise.all([

@@ -1,4 +1,4 @@
-import type { ColumnPathsResult } from '../analysis/column-paths.js';
+import type { ColumnPath, ColumnPathsResult } from '../analysis/column-paths.js';
 import { CliError, DEFAULT_SERVER_URL, type CommandIo } from './http.js';
 import { formatTable, getJson, runClientCommand, shortId, writeJson } from './table.js';
 
@@ -72,15 +72,20 @@ export function lineageCommand(args: string[], io?: CommandIo): Promise<number> 
         out.write(`Columns ${direction} of ${result.start}\n\n`);
         if (result.columns.length === 0) out.write('None.\n');
         else {
+          // Each column names the one before it: the hops from the start are found by following `via` back.
+          const byId = new Map(result.columns.map((column) => [column.nodeId, column]));
+          const along = (column: ColumnPath): string[] => {
+            const hop = column.transformations.map((t) => `${t.type}/${t.subtype}`).join('+') || '?';
+            const previous = byId.get(column.via);
+            return previous ? [...along(previous), hop] : [hop];
+          };
           out.write(
             formatTable(
               ['DIST', 'COLUMN', 'TRANSFORMATIONS ALONG THE PATH'],
               result.columns.map((column) => [
                 String(column.distance),
                 shortId(column.nodeId),
-                column.hops
-                  .map((hop) => hop.transformations.map((t) => `${t.type}/${t.subtype}`).join('+') || '?')
-                  .join(' > '),
+                along(column).join(' > '),
               ]),
             ),
           );

@@ -182,6 +182,11 @@ export class ModelState {
   readonly symlinks = new LruMap<string, true>(100_000);
   /** Dataset version uuids by the text hashes of the facets that address them (a pure memo). */
   readonly versionMemo = new LruMap<string, string>(200_000);
+  /**
+   * nodeIds (`dataset:<namespace>:<name>`, `job:...`) by id, built on demand by the analyses: an id's namespace and
+   * name never change, except that ids of a batch that failed to commit are handed out again (see clear).
+   */
+  readonly nodeIds = { datasets: new Map<number, string>(), jobs: new Map<number, string>() };
   readonly next = { namespace: 1, source: 1, dataset: 1, job: 1, datasetVersion: 1, jobVersion: 1, event: 1 };
 
   /** Forgets everything (before a {@link load} that rebuilds the mirror from the store). */
@@ -196,6 +201,8 @@ export class ModelState {
       this.jobsById,
       this.datasetVersions,
       this.jobVersions,
+      this.nodeIds.datasets,
+      this.nodeIds.jobs,
     ]) {
       map.clear();
     }

@@ -241,3 +241,26 @@ export async function untagDatasetField(
     tag,
   ]);
 }
+
+/** The tags of datasets and of their fields; datasets with neither are absent. */
+export async function datasetTags(
+  db: Queryable,
+  ids: readonly number[],
+): Promise<Map<number, { tags: string[]; fieldTags: Record<string, string[]> | null }>> {
+  const result = new Map<number, { tags: string[]; fieldTags: Record<string, string[]> | null }>();
+  if (ids.length === 0) return result;
+  const rows = await db.query<{ id: number; field: string | null; tag: string }>(
+    `SELECT dataset_id AS id, NULL AS field, tag FROM dataset_tags WHERE dataset_id = ANY($1::int[])
+     UNION ALL
+     SELECT dataset_id, field, tag FROM dataset_field_tags WHERE dataset_id = ANY($1::int[])
+     ORDER BY id, field NULLS FIRST, tag`,
+    [ids],
+  );
+  for (const { id, field, tag } of rows) {
+    let entry = result.get(id);
+    if (!entry) result.set(id, (entry = { tags: [], fieldTags: null }));
+    if (field === null) entry.tags.push(tag);
+    else ((entry.fieldTags ??= {})[field] ??= []).push(tag);
+  }
+  return result;
+}

@@ -129,7 +129,7 @@ export async function facetsAsOf<K extends string | number>(
      CROSS JOIN LATERAL jsonb_each_text(s.${hashes}) AS f(name, hash)
      JOIN ${values} v ON v.${column} = s.${column} AND v.name = f.name AND v.hash = f.hash::bigint
      WHERE s.${column} = ANY($1::${type}[]) AND s.event_time <= $2::timestamptz
-       AND ($3::text[] IS NULL OR f.name = ANY($3::text[]))
+       AND ($3::text[] IS NULL OR (s.${hashes} ?| $3::text[] AND f.name = ANY($3::text[])))
      ORDER BY s.${column}, f.name, s.event_time DESC, f.hash::bigint DESC`,
     [ids, at.toISOString(), names],
   );

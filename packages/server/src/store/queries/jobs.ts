@@ -148,3 +148,18 @@ export function tagJob(db: Db, jobId: number, tag: string): Promise<void> {
 export async function untagJob(db: Queryable, jobId: number, tag: string): Promise<void> {
   await db.query('DELETE FROM job_tags WHERE job_id = $1 AND tag = $2', [jobId, tag]);
 }
+
+/** The tags of jobs; jobs without tags are absent. */
+export async function jobTags(db: Queryable, ids: readonly number[]): Promise<Map<number, string[]>> {
+  const result = new Map<number, string[]>();
+  if (ids.length === 0) return result;
+  for (const { id, tag } of await db.query<{ id: number; tag: string }>(
+    'SELECT job_id AS id, tag FROM job_tags WHERE job_id = ANY($1::int[]) ORDER BY job_id, tag',
+    [ids],
+  )) {
+    const list = result.get(id);
+    if (list) list.push(tag);
+    else result.set(id, [tag]);
+  }
+  return result;
+}
