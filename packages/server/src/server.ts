@@ -7,6 +7,7 @@ import { LineageGraph } from './graph/lineage-graph.js';
 import { IngestPipeline } from './ingest/pipeline.js';
 import { createValidator } from './ingest/validate.js';
 import { openEmbeddedDb, openPostgresDb, type Db } from './store/db.js';
+import { StatisticsKeeper } from './store/statistics.js';
 import { migrate } from './store/migrate.js';
 import { ModelState } from './store/model-state.js';
 
@@ -48,9 +49,17 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     const columnGraph = new ColumnGraph();
     await columnGraph.load(db);
     const pipeline = new IngestPipeline(db, state);
+    const statistics = db.kind === 'embedded' ? new StatisticsKeeper(db, state.next.event - 1) : undefined;
     pipeline.onCommit((changes) => {
       graph.apply(changes);
       columnGraph.apply(changes);
+      if (statistics) {
+        // One job sighting of kind 0 per run or job event, one dataset sighting of kind 2 per DatasetEvent.
+        let events = 0;
+        for (const sighting of changes.jobSightings.values()) if (sighting.kind === 0) events++;
+        for (const sighting of changes.datasetSightings.values()) if (sighting.kind === 2) events++;
+        statistics.committed(events);
+      }
     });
     const validator = createValidator(
       config.strict && config.specDir ? { strict: true, specDir: config.specDir } : { strict: false },
@@ -95,6 +104,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
           // timeout; every request on them has been answered, so drop them.
           app.server.closeAllConnections();
           await appClosed;
+          await statistics?.close();
           await db.close();
         })();
         return closing;

@@ -12,6 +12,7 @@ import {
   datasetsAsOf,
   jobsAsOf,
   latestRowCounts,
+  namedBetween,
   runsOfJobsAsOf,
   type RunAsOf,
 } from '../store/queries/history.js';
@@ -137,8 +138,23 @@ export async function graphDiff(source: AnalysisSource, query: GraphDiffQuery): 
     return { origin, destination };
   };
 
-  const datasets = [...after.datasets].filter((id) => before.datasets.has(id));
-  const jobs = [...after.jobs].filter((id) => before.jobs.has(id));
+  // What was there both times can only have changed if an event named it in between.
+  const [datasets, jobs] = await Promise.all([
+    namedBetween(
+      db,
+      'dataset',
+      [...after.datasets].filter((id) => before.datasets.has(id)),
+      from,
+      to,
+    ),
+    namedBetween(
+      db,
+      'job',
+      [...after.jobs].filter((id) => before.jobs.has(id)),
+      from,
+      to,
+    ),
+  ]);
   const [versionsFrom, versionsTo, rowsFrom, rowsTo, runsFrom, runsTo, assertionsFrom, assertionsTo] =
     await Promise.all([
       datasetsAsOf(db, datasets, from),

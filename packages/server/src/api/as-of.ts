@@ -1,6 +1,5 @@
 import { HeadwaterError } from '../errors.js';
 import { datasetVersionUuid, jobVersionUuid, simpleJobName } from '../ingest/derive.js';
-import type { Queryable } from '../store/db.js';
 import { DESCRIBING_FACETS } from '../store/model-state.js';
 import { columnLineageInto, datasetTags, type DatasetRecord } from '../store/queries/datasets.js';
 import {
@@ -16,7 +15,7 @@ import {
 } from '../store/queries/history.js';
 import type { Facets } from '../store/queries/facets.js';
 import { jobTags, type JobRecord } from '../store/queries/jobs.js';
-import { findRuns, runIo } from '../store/queries/runs.js';
+import { runIo, type RunRecord } from '../store/queries/runs.js';
 import type { AppDeps } from './app.js';
 import {
   datasetJson,
@@ -225,7 +224,7 @@ async function jobsAsOfWithRuns(
     wanted.push(...runs);
     if (current && 'run' in current) wanted.push(current.run);
   }
-  const runs = await runsJsonAsOf(deps.db, wanted, at);
+  const runs = await runsJsonAsOf(deps, wanted, at);
   return [...jobs.values()].map((record) => {
     const job = runsByJob.get(record.id);
     const current = job?.current;
@@ -246,37 +245,46 @@ async function jobsAsOfWithRuns(
  * location and the datasets it had read and written.
  */
 async function runsJsonAsOf(
-  db: Queryable,
+  { db, state }: StoreDeps,
   runs: readonly RunAsOf[],
   at: Date,
 ): Promise<Map<string, RunJson>> {
   const byUuid = new Map(runs.map((run) => [run.uuid, run]));
   const uuids = [...byUuid.keys()];
-  const [records, facets, io, locations] = await Promise.all([
-    findRuns(db, uuids),
+  const [facets, io, locations] = await Promise.all([
     facetsAsOf<string>(db, 'run', uuids, at),
     runIo(db, uuids, at),
     runLocationsAsOf(db, [...byUuid.values()], at),
   ]);
-  const locationOf = new Map(uuids.map((uuid, index) => [uuid, locations[index] ?? null]));
   const result = new Map<string, RunJson>();
-  for (const record of records) {
-    const runFacets = facets.get(record.uuid) ?? {};
-    const runIoThen = io.get(record.uuid) ?? [];
+  [...byUuid.values()].forEach((run, index) => {
+    const job = state.jobsById.get(run.jobId);
+    const namespace = job && state.namespacesById.get(job.namespaceId);
+    if (!job || !namespace) return;
+    const runFacets = facets.get(run.uuid) ?? {};
+    const runIoThen = io.get(run.uuid) ?? [];
     const refs = (direction: number) =>
       runIoThen
         .filter((entry) => entry.direction === direction)
         .map(({ namespace, name }) => ({ namespace, name }));
-    const version = jobVersionUuid(
-      record.namespace,
-      record.jobName,
-      locationOf.get(record.uuid) ?? null,
-      refs(0),
-      refs(1),
-    );
-    const then = runRecordAsOf(record, byUuid.get(record.uuid)!, runFacets, version);
-    result.set(record.uuid, runJson(then, runFacets, runIoThen));
-  }
+    const version = jobVersionUuid(namespace.name, job.name, locations[index] ?? null, refs(0), refs(1));
+    // Everything but the run's and its job's names is of `at` (runRecordAsOf).
+    const base: RunRecord = {
+      uuid: run.uuid,
+      jobId: run.jobId,
+      namespace: namespace.name,
+      jobName: job.name,
+      jobVersion: null,
+      state: 'NEW',
+      createdAt: new Date(run.aggregate.firstEventAt),
+      updatedAt: new Date(run.aggregate.lastEventAt),
+      nominalStartTime: null,
+      nominalEndTime: null,
+      startedAt: null,
+      endedAt: null,
+    };
+    result.set(run.uuid, runJson(runRecordAsOf(base, run, runFacets, version), runFacets, runIoThen));
+  });
   return result;
 }
 

@@ -847,7 +847,13 @@ class Derivation {
         const inputField = str(input.field);
         if (!namespace || !name || !inputField) continue;
         const inputDataset = this.#touchDataset({ namespace, name }, t, undefined);
-        this.#datasetSighting(inputDataset.id, 3, {});
+        // Only needed when the event does not name the dataset otherwise (inputs come first).
+        const hash = this.#event!.hash;
+        if (
+          ![0, 1, 2].some((kind) => this.changes.datasetSightings.has(`${inputDataset.id}:${kind}:${hash}`))
+        ) {
+          this.#datasetSighting(inputDataset.id, 3, {});
+        }
         const transformations = Array.isArray(input.transformations)
           ? (input.transformations as unknown[]).filter(isObject)
           : [];

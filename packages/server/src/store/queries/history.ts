@@ -128,7 +128,7 @@ export async function facetsAsOf<K extends string | number>(
      FROM ${table} s
      CROSS JOIN LATERAL jsonb_each_text(s.${hashes}) AS f(name, hash)
      JOIN ${values} v ON v.${column} = s.${column} AND v.name = f.name AND v.hash = f.hash::bigint
-     WHERE s.${column} = ANY($1::${type}[]) AND s.event_time <= $2::timestamptz
+     WHERE s.${column} = ANY($1::${type}[]) AND s.${column} IS NOT NULL AND s.event_time <= $2::timestamptz
        AND ($3::text[] IS NULL OR (s.${hashes} ?| $3::text[] AND f.name = ANY($3::text[])))
      ORDER BY s.${column}, f.name, s.event_time DESC, f.hash::bigint DESC`,
     [ids, at.toISOString(), names],
@@ -301,7 +301,7 @@ export async function runLocationsAsOf(
     job: string | null;
   }>(
     `SELECT w.index,
-       (SELECT row_to_json(o) FROM (${newest('s.run_uuid = w.uuid AND s.event_time <= $4::timestamptz')}) o) AS own,
+       (SELECT row_to_json(o) FROM (${newest('s.run_uuid = w.uuid AND s.run_uuid IS NOT NULL AND s.event_time <= $4::timestamptz')}) o) AS own,
        (${newest('s.job_id = w.job_id AND s.event_time <= w.last_at')}) AS job
      FROM unnest($1::uuid[], $2::int[], $3::timestamptz[]) WITH ORDINALITY AS w(uuid, job_id, last_at, index)`,
     [
@@ -335,4 +335,26 @@ export async function latestRowCounts(
     [datasetIds, at.toISOString()],
   );
   return new Map(rows.flatMap((row) => (row.rows === null ? [] : [[row.id, row.rows] as const])));
+}
+
+/**
+ * Which of these datasets or jobs an event named between `from` (exclusive) and `to` (inclusive): only those can
+ * differ between the two times.
+ */
+export async function namedBetween(
+  db: Queryable,
+  owner: 'dataset' | 'job',
+  ids: readonly number[],
+  from: Date,
+  to: Date,
+): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const [table, column] =
+    owner === 'dataset' ? ['dataset_sightings', 'dataset_id'] : ['job_sightings', 'job_id'];
+  const rows = await db.query<{ id: number }>(
+    `SELECT DISTINCT ${column} AS id FROM ${table}
+     WHERE ${column} = ANY($1::int[]) AND event_time > $2::timestamptz AND event_time <= $3::timestamptz`,
+    [ids, from.toISOString(), to.toISOString()],
+  );
+  return rows.map((row) => row.id);
 }

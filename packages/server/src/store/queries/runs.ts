@@ -130,7 +130,7 @@ export async function runIo(
      JOIN datasets d ON d.id = s.dataset_id
      JOIN namespaces n ON n.id = d.namespace_id
      LEFT JOIN dataset_versions v ON v.id = s.version_id
-     WHERE s.run_uuid = ANY($1::uuid[]) AND s.kind IN (0, 1)
+     WHERE s.run_uuid = ANY($1::uuid[]) AND s.run_uuid IS NOT NULL AND s.kind IN (0, 1)
        AND ($2::timestamptz IS NULL OR s.event_time <= $2)
      ORDER BY s.run_uuid, s.kind, n.name, d.name, s.seq`,
     [uuids, asOf?.toISOString() ?? null],
