@@ -76,7 +76,14 @@ export function jobNodeId(state: ModelState, id: number): string {
 
 /** The nodeId of a column. */
 export function fieldNodeId(state: ModelState, ref: FieldRef): string {
-  return `datasetField:${datasetNodeId(state, ref.datasetId).slice('dataset:'.length)}:${ref.field}`;
+  let fields = state.nodeIds.fields.get(ref.datasetId);
+  if (!fields) state.nodeIds.fields.set(ref.datasetId, (fields = new Map()));
+  let nodeId = fields.get(ref.field);
+  if (nodeId === undefined) {
+    nodeId = `datasetField:${datasetNodeId(state, ref.datasetId).slice('dataset:'.length)}:${ref.field}`;
+    if (state.datasetsById.has(ref.datasetId)) fields.set(ref.field, nodeId);
+  }
+  return nodeId;
 }
 
 /** The nodeId of any analysis node. */

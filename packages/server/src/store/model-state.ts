@@ -186,7 +186,12 @@ export class ModelState {
    * nodeIds (`dataset:<namespace>:<name>`, `job:...`) by id, built on demand by the analyses: an id's namespace and
    * name never change, except that ids of a batch that failed to commit are handed out again (see clear).
    */
-  readonly nodeIds = { datasets: new Map<number, string>(), jobs: new Map<number, string>() };
+  readonly nodeIds = {
+    datasets: new Map<number, string>(),
+    jobs: new Map<number, string>(),
+    /** dataset id -> field -> `datasetField:...` */
+    fields: new Map<number, Map<string, string>>(),
+  };
   readonly next = { namespace: 1, source: 1, dataset: 1, job: 1, datasetVersion: 1, jobVersion: 1, event: 1 };
 
   /** Forgets everything (before a {@link load} that rebuilds the mirror from the store). */
@@ -203,6 +208,7 @@ export class ModelState {
       this.jobVersions,
       this.nodeIds.datasets,
       this.nodeIds.jobs,
+      this.nodeIds.fields,
     ]) {
       map.clear();
     }
