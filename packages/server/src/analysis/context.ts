@@ -77,7 +77,7 @@ export function jobNodeId(state: ModelState, id: number): string {
 /** The nodeId of a column. */
 export function fieldNodeId(state: ModelState, ref: FieldRef): string {
   let fields = state.nodeIds.fields.get(ref.datasetId);
-  if (!fields) state.nodeIds.fields.set(ref.datasetId, (fields = new Map()));
+  if (!fields) state.nodeIds.fields.set(ref.datasetId, (fields = new Map<string, string>()));
   let nodeId = fields.get(ref.field);
   if (nodeId === undefined) {
     nodeId = `datasetField:${datasetNodeId(state, ref.datasetId).slice('dataset:'.length)}:${ref.field}`;
