@@ -5,10 +5,10 @@ import type { DatasetNodeData, JobNodeData } from './shapes.js';
 /**
  * The JSON text of lineage node data (DatasetData, JobData with its latest run), kept between requests.
  * Building a node costs several joins; a depth-20 answer holds a thousand nodes, and neighbouring questions
- * share most of them. Entries are dropped when a commit touches what they show: the dataset or job itself,
- * a run of the job (latestRun), the job's edges (inputs/outputs). Writes that do not come from events (tags,
- * soft deletes) clear everything. A load that overlaps an invalidation is not kept, so nothing stale is
- * cached.
+ * share most of them. Entries are dropped when a commit touches what they show: the dataset or job itself
+ * (every event that changes a job's edges names the job), a run of the job (latestRun). Writes that do not come
+ * from events (tags, soft deletes) clear everything. A load that overlaps an invalidation is not kept, so nothing
+ * stale is cached.
  */
 export class NodeDataCache {
   readonly #datasets: LruMap<number, string>;
@@ -26,10 +26,6 @@ export class NodeDataCache {
     for (const dataset of changes.datasets.values()) this.#datasets.delete(dataset.id);
     for (const job of changes.jobs.values()) this.#jobs.delete(job.id);
     for (const run of changes.runs.values()) this.#jobs.delete(run.jobId);
-    for (const edge of changes.edges.values()) {
-      this.#jobs.delete(edge.jobId);
-      this.#datasets.delete(edge.datasetId);
-    }
   }
 
   /** Drops everything. */

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { HeadwaterError } from '../errors.js';
 import { runUuidOf } from '../ingest/ids.js';
-import { facetsAsOf, latestFacets } from '../store/queries/facets.js';
+import { latestFacets } from '../store/queries/facets.js';
+import { facetsAsOf } from '../store/queries/history.js';
 import { findRuns } from '../store/queries/runs.js';
 import type { AppDeps } from './app.js';
 import { loadRuns, plainJson, responses, schemaRef, upperCaseQuery } from './shapes.js';
@@ -85,7 +86,7 @@ export function registerRunRoutes(app: FastifyInstance, { db }: AppDeps): void {
       const facets =
         request.query.type === 'RUN'
           ? ((await latestFacets(db, 'run', [uuid])).get(uuid) ?? {})
-          : await facetsAsOf(db, 'job', run.jobId, run.updatedAt);
+          : ((await facetsAsOf<number>(db, 'job', [run.jobId], run.updatedAt)).get(run.jobId) ?? {});
       return { runId: uuid, facets };
     },
   );

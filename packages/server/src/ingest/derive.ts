@@ -45,14 +45,6 @@ export interface RunIoUpsert {
   eventTime: Ms;
 }
 
-export interface EdgeUpsert {
-  jobId: number;
-  direction: Direction;
-  datasetId: number;
-  firstSeen: Ms;
-  lastSeen: Ms;
-}
-
 export interface ColumnEdgeUpsert {
   outputDatasetId: number;
   outputField: string;
@@ -156,7 +148,6 @@ export interface Changeset {
   readonly datasetVersions: Map<string, DatasetVersionInsert>;
   readonly jobVersions: Map<string, JobVersionInsert>;
   readonly runIo: Map<string, RunIoUpsert>;
-  readonly edges: Map<string, EdgeUpsert>;
   readonly columnEdges: Map<string, ColumnEdgeUpsert>;
   /** Other names of datasets (symlinks facet): `${datasetId}\0${namespace}\0${name}`. */
   readonly symlinks: Map<string, SymlinkInsert>;
@@ -183,7 +174,6 @@ function emptyChangeset(): Changeset {
     datasetVersions: new Map(),
     jobVersions: new Map(),
     runIo: new Map(),
-    edges: new Map(),
     columnEdges: new Map(),
     symlinks: new Map(),
     runFacets: new Map(),
@@ -444,7 +434,6 @@ class Derivation {
             location: null,
             currentVersionId: null,
             currentVersionTime: null,
-            ioCutoff: null,
             isHidden: false,
             createdAt: t,
             updatedAt: t,
@@ -566,9 +555,6 @@ class Derivation {
       job.currentVersionId = run.jobVersionId;
       job.currentVersionTime = terminalAt;
     }
-    if (state === 'COMPLETED' && (job.ioCutoff === null || run.aggregate.firstEventAt > job.ioCutoff)) {
-      job.ioCutoff = run.aggregate.firstEventAt;
-    }
   }
 
   /** The version of a job that ran the code at `location` and read and wrote these datasets. */
@@ -610,8 +596,6 @@ class Derivation {
     if (job.currentVersionTime === null || t >= job.currentVersionTime) {
       job.currentVersionId = versionId;
       job.currentVersionTime = t;
-      // What the JobEvent does not name is no longer part of the job's lineage.
-      if (job.ioCutoff === null || t > job.ioCutoff) job.ioCutoff = t;
     }
     return versionId;
   }
@@ -716,7 +700,6 @@ class Derivation {
       ioFacets: run ? mention.ioFacets : {},
     });
     if (run) this.#runIo(run, direction, dataset.id, versionId, mention.ioFacets, t);
-    if (job) this.#edge(job, direction, dataset.id, t, run);
     if (direction === 1) this.#columnLineage(dataset, mention.facets.columnLineage, t);
     this.#symlinks(dataset, mention.facets.symlinks);
     if (run) this.#quality(run.uuid, dataset.id, mention, t);
@@ -813,27 +796,6 @@ class Derivation {
       });
     }
     if (known === undefined || t >= run.aggregate.lastEventAt) run.io.set(ioKey, versionId);
-  }
-
-  #edge(job: JobRow, direction: Direction, datasetId: number, t: Ms, run: RunRow | null): void {
-    const key = `${job.id}:${direction}:${datasetId}`;
-    const staged = this.changes.edges.get(key);
-    if (staged) {
-      staged.firstSeen = Math.min(staged.firstSeen, t);
-      staged.lastSeen = Math.max(staged.lastSeen, t);
-      return;
-    }
-    const known = this.#state.edges.get(key);
-    // One write per edge per run is enough: retirement compares last_seen with a run's first event time.
-    const runStart = run?.aggregate.firstEventAt ?? t;
-    if (known && known[0] <= t && known[1] >= runStart) return;
-    this.changes.edges.set(key, {
-      jobId: job.id,
-      direction,
-      datasetId,
-      firstSeen: Math.min(known?.[0] ?? t, t),
-      lastSeen: Math.max(known?.[1] ?? t, t),
-    });
   }
 
   #columnLineage(output: DatasetRow, facet: Json | undefined, t: Ms): void {
@@ -1010,7 +972,6 @@ function sameJob(a: JobRow, b: JobRow): boolean {
     a.location === b.location &&
     a.currentVersionId === b.currentVersionId &&
     a.currentVersionTime === b.currentVersionTime &&
-    a.ioCutoff === b.ioCutoff &&
     a.isHidden === b.isHidden &&
     a.createdAt === b.createdAt
   );
@@ -1112,9 +1073,6 @@ export function applyChangeset(state: ModelState, changes: Changeset): void {
   }
   for (const row of changes.jobVersions.values()) {
     state.jobVersions.set(row.version, { id: row.id, ownerId: row.jobId });
-  }
-  for (const edge of changes.edges.values()) {
-    state.edges.set(`${edge.jobId}:${edge.direction}:${edge.datasetId}`, [edge.firstSeen, edge.lastSeen]);
   }
   for (const [key, edge] of changes.columnEdges) {
     state.columnEdges.set(key, Math.min(state.columnEdges.get(key) ?? edge.seen, edge.seen));

@@ -52,7 +52,6 @@ export interface JobRow {
   location: string | null;
   currentVersionId: number | null;
   currentVersionTime: Ms | null;
-  ioCutoff: Ms | null;
   isHidden: boolean;
   createdAt: Ms;
   updatedAt: Ms;
@@ -156,8 +155,9 @@ export const entityKey = (namespaceId: number, name: string): string => `${names
 /**
  * The writer's mirror of the model. Namespaces, sources, datasets, jobs and version ids are loaded whole at
  * start and kept exact (the writer is the only one that changes them); runs are loaded on demand into an LRU.
- * The edge, facet and column-lineage caches only let the writer skip upserts that would change nothing, so a
- * miss there costs a write, never correctness.
+ * The facet and column-lineage caches let the writer skip upserts that would change nothing, so a miss there
+ * costs a write, never correctness; the facets that describe entities are the exception, loaded whole at start
+ * (see DESCRIBING_FACETS).
  */
 export class ModelState {
   readonly namespaces = new Map<string, NamespaceRow>();
@@ -170,8 +170,6 @@ export class ModelState {
   readonly datasetVersions = new Map<string, VersionRef>();
   readonly jobVersions = new Map<string, VersionRef>();
   readonly runs = new LruMap<string, RunRow>(50_000);
-  /** `${jobId}:${direction}:${datasetId}` -> [first_seen, last_seen]. */
-  readonly edges = new LruMap<string, [Ms, Ms]>(500_000);
   /**
    * `${kind}:${entity}:${name}` -> the latest value of a facet. The facets that describe entities (see
    * DESCRIBING_FACETS) are loaded for all of them at start; others are learnt as events arrive.
@@ -212,7 +210,7 @@ export class ModelState {
     ]) {
       map.clear();
     }
-    for (const lru of [this.runs, this.edges, this.facets, this.columnEdges, this.symlinks]) lru.clear();
+    for (const lru of [this.runs, this.facets, this.columnEdges, this.symlinks]) lru.clear();
   }
 
   /** Loads the exact parts of the mirror from the store. */
@@ -263,7 +261,7 @@ export class ModelState {
     }
     for (const row of await db.query(
       `SELECT id, namespace_id, name, simple_name, parent_job_id, type, integration, job_type, description, location,
-              current_version_id, current_version_time, io_cutoff, is_hidden, created_at, updated_at FROM jobs`,
+              current_version_id, current_version_time, is_hidden, created_at, updated_at FROM jobs`,
     )) {
       this.addJob({
         id: row.id as number,
@@ -278,7 +276,6 @@ export class ModelState {
         location: row.location as string | null,
         currentVersionId: row.current_version_id as number | null,
         currentVersionTime: timeOrNull(row.current_version_time),
-        ioCutoff: timeOrNull(row.io_cutoff),
         isHidden: row.is_hidden as boolean,
         createdAt: time(row.created_at),
         updatedAt: time(row.updated_at),

@@ -90,7 +90,6 @@ const JOB_COLUMNS = [
   col('location', 'text'),
   col('current_version_id', 'bigint'),
   col('current_version_time', 'timestamptz'),
-  col('io_cutoff', 'timestamptz'),
   col('is_hidden', 'boolean'),
   col('created_at', 'timestamptz'),
   col('updated_at', 'timestamptz'),
@@ -201,7 +200,6 @@ export async function writeBatch(
         row.location,
         row.currentVersionId,
         ts(row.currentVersionTime),
-        ts(row.ioCutoff),
         row.isHidden,
         ts(row.createdAt),
         ts(row.updatedAt),
@@ -301,25 +299,6 @@ export async function writeBatch(
        dataset_version_id = CASE WHEN EXCLUDED.event_time >= t.event_time THEN EXCLUDED.dataset_version_id
                                  ELSE t.dataset_version_id END,
        event_time = GREATEST(t.event_time, EXCLUDED.event_time)`,
-  );
-  add(
-    'job_io',
-    [
-      col('job_id', 'int'),
-      col('direction', 'smallint'),
-      col('dataset_id', 'int'),
-      col('first_seen', 'timestamptz'),
-      col('last_seen', 'timestamptz'),
-    ],
-    [...changes.edges.values()].map((row) => [
-      row.jobId,
-      row.direction,
-      row.datasetId,
-      ts(row.firstSeen),
-      ts(row.lastSeen),
-    ]),
-    `(job_id, direction, dataset_id) DO UPDATE SET first_seen = LEAST(t.first_seen, EXCLUDED.first_seen),
-       last_seen = GREATEST(t.last_seen, EXCLUDED.last_seen)`,
   );
   add(
     'column_lineage',

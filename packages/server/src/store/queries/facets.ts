@@ -59,25 +59,3 @@ export async function latestFacets<K extends string | number>(
   );
   return mergeFacetRows<K>(rows);
 }
-
-/**
- * The merged facets of one dataset, job or run as they were at `at` (inclusive): per name, the newest value
- * seen no later than `at`. Facet rows keep the last time a value became current, so a value that was
- * replaced and later came back counts from its return; this is exact for the usual history where values
- * do not recur.
- */
-export async function facetsAsOf(
-  db: Queryable,
-  owner: FacetOwner,
-  id: string | number,
-  at: Date,
-): Promise<Facets> {
-  const { table, column, type } = FACET_TABLES[owner];
-  const rows = await db.query<FacetRow>(
-    `SELECT DISTINCT ON (name) 0 AS owner, name, facet
-     FROM ${table} WHERE ${column} = $1::${type} AND event_time <= $2::timestamptz
-     ORDER BY name, event_time DESC, hash DESC`,
-    [id, at.toISOString()],
-  );
-  return mergeFacetRows<number>(rows).get(0) ?? {};
-}
