@@ -319,6 +319,28 @@ describe.each(backends().flatMap((backend) => ARRIVALS.map((arrival) => ({ backe
       expect((await diff(load, '2024-01-01T00:00:00Z', '2024-01-02T00:00:00Z')).status).toBe(404);
     });
 
+    it('gives run diff the versions the run API shows, whatever order the events arrived in', async () => {
+      const versionsOf = async (run: string) => {
+        const { body } = await get(main.url, `/api/v1/jobs/runs/${run}`);
+        const { inputDatasetVersions, outputDatasetVersions } = body as Record<
+          'inputDatasetVersions' | 'outputDatasetVersions',
+          { datasetVersionId: { version: string } }[]
+        >;
+        return [...inputDatasetVersions, ...outputDatasetVersions].map((v) => v.datasetVersionId.version);
+      };
+      // report reads tbl without describing it: the version it read is tbl's at the time, not at arrival.
+      for (const [from, to] of [
+        [runId(9, 2), runId(9, 5)],
+        [runId(9, 1), runId(9, 6)],
+      ] as const) {
+        const { body } = await get(main.url, '/api/v1/analysis/run-diff', { from, to });
+        const diff = body as Record<'inputs' | 'outputs', { fromVersion: string; toVersion: string }[]>;
+        const sides = [...diff.inputs, ...diff.outputs];
+        expect(sides.map((d) => d.fromVersion)).toEqual(await versionsOf(from));
+        expect(sides.map((d) => d.toVersion)).toEqual(await versionsOf(to));
+      }
+    });
+
     it('refuses an asOf that is not a time', async () => {
       const { status, body } = await get(main.url, '/api/v1/lineage', {
         nodeId: `dataset:${NS}:tbl`,

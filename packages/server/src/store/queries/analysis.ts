@@ -4,6 +4,8 @@
  * moment the analysis looks at, so that an as-of analysis can reuse them unchanged.
  */
 import type { Queryable } from '../db.js';
+import { compareText } from './lookup.js';
+import { runIo } from './runs.js';
 
 /** A run as analysis reports it. */
 export interface RunOutcome {
@@ -294,15 +296,32 @@ export interface RunIoDetail {
   readonly facets: Record<string, unknown>;
 }
 
-/** The datasets each run read and wrote, ordered by run, direction and dataset id. */
-export function runIoDetails(db: Queryable, uuids: readonly string[]): Promise<RunIoDetail[]> {
-  if (uuids.length === 0) return Promise.resolve([]);
-  return db.query<RunIoDetail>(
-    `SELECT io.run_uuid::text AS "runUuid", io.direction, io.dataset_id AS "datasetId",
-            v.version::text AS version, v.fields, io.facets
-     FROM run_io io LEFT JOIN dataset_versions v ON v.id = io.dataset_version_id
-     WHERE io.run_uuid = ANY($1::uuid[])
-     ORDER BY io.run_uuid, io.direction, io.dataset_id`,
-    [uuids],
+/**
+ * The datasets each run read and wrote, ordered by run, direction and dataset id: the versions and facets the
+ * run API shows (see runIo), with each version's fields.
+ */
+export async function runIoDetails(db: Queryable, uuids: readonly string[]): Promise<RunIoDetail[]> {
+  const io = [...(await runIo(db, uuids)).values()].flat();
+  if (io.length === 0) return [];
+  const fields = new Map(
+    (
+      await db.query<{ version: string; fields: unknown[] }>(
+        'SELECT version::text AS version, fields FROM dataset_versions WHERE version = ANY($1::uuid[])',
+        [[...new Set(io.map((entry) => entry.version))]],
+      )
+    ).map((row) => [row.version, row.fields]),
   );
+  return io
+    .map((entry) => ({
+      runUuid: entry.runUuid,
+      direction: entry.direction,
+      datasetId: entry.datasetId,
+      version: entry.version,
+      // A version no event described (a dataset named before any schema) has no fields.
+      fields: fields.get(entry.version) ?? [],
+      facets: entry.facets,
+    }))
+    .sort(
+      (a, b) => compareText(a.runUuid, b.runUuid) || a.direction - b.direction || a.datasetId - b.datasetId,
+    );
 }

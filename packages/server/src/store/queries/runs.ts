@@ -96,6 +96,7 @@ export interface RunIoRecord {
   readonly runUuid: string;
   /** 0: input, 1: output. */
   readonly direction: number;
+  readonly datasetId: number;
   readonly namespace: string;
   readonly name: string;
   readonly version: string;
@@ -118,7 +119,8 @@ export async function runIo(
   const rows = await db.query<
     RunIoRecord & { at: Date; seq: string | number; facets: Record<string, unknown> }
   >(
-    `SELECT s.run_uuid::text AS "runUuid", s.kind AS direction, n.name AS namespace, d.name,
+    `SELECT s.run_uuid::text AS "runUuid", s.kind AS direction, s.dataset_id AS "datasetId", n.name AS namespace,
+            d.name,
             CASE WHEN s.defines_version THEN v.version::text ELSE (
               SELECT dv.version::text FROM dataset_sightings described
               JOIN dataset_versions dv ON dv.id = described.version_id
