@@ -13,6 +13,7 @@ export const errorCodes = {
   INVALID_CONFIG: 500,
   STORE_UNAVAILABLE: 503,
   SHUTTING_DOWN: 503,
+  OVERLOADED: 503,
   INTERNAL: 500,
 } as const;
 
@@ -25,6 +26,8 @@ export interface HeadwaterErrorOptions {
   readonly cause?: unknown;
   /** Per-item details, e.g. one line per JSON path that failed validation. */
   readonly details?: readonly string[];
+  /** For an error that passes (503, 429): when to try again, sent as Retry-After. */
+  readonly retryAfterSeconds?: number;
 }
 
 /** An error that knows its code and HTTP status. Messages say what was wrong, where, and what to do. */
@@ -32,6 +35,7 @@ export class HeadwaterError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly details: readonly string[] | undefined;
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(code: ErrorCode, message: string, options: HeadwaterErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -39,6 +43,12 @@ export class HeadwaterError extends Error {
     this.code = code;
     this.status = errorCodes[code];
     this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  /** Whether the same request may succeed later (the store came back, the server restarted). */
+  get retriable(): boolean {
+    return this.status === 503 || this.status === 429;
   }
 }
 

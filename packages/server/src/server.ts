@@ -4,12 +4,15 @@ import { buildApp } from './api/app.js';
 import type { ServerConfig } from './config.js';
 import { ColumnGraph } from './graph/column-graph.js';
 import { LineageGraph } from './graph/lineage-graph.js';
+import { IngestFrontDoor } from './ingest/front-door.js';
 import { IngestPipeline } from './ingest/pipeline.js';
 import { createValidator } from './ingest/validate.js';
 import { openEmbeddedDb, openPostgresDb, type Db } from './store/db.js';
+import { StoreHealth } from './store/availability.js';
 import { StatisticsKeeper } from './store/statistics.js';
 import { migrate } from './store/migrate.js';
 import { ModelState } from './store/model-state.js';
+import { ReadModel } from './store/read-model.js';
 
 /** A running (or ready-to-listen) Headwater server. */
 export interface HeadwaterServer {
@@ -18,7 +21,10 @@ export interface HeadwaterServer {
   readonly pipeline: IngestPipeline;
   readonly graph: LineageGraph;
   readonly columnGraph: ColumnGraph;
+  /** The writer's mirror of the model (runs ahead of the store while a batch is in flight). */
   readonly state: ModelState;
+  /** What readers see: exactly what is committed. */
+  readonly readModel: ReadModel;
   /** The base URL once listening. */
   url: string | undefined;
   /** Starts accepting connections on config.host:config.port. */
@@ -44,13 +50,24 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     await migrate(db);
     const state = new ModelState();
     await state.load(db);
+    const readModel = new ReadModel();
+    await readModel.load(db);
     const graph = new LineageGraph();
     await graph.load(db);
     const columnGraph = new ColumnGraph();
     await columnGraph.load(db);
-    const pipeline = new IngestPipeline(db, state);
+    const health = new StoreHealth({
+      probe: () => db.probe(),
+      onChange: (status, error) => {
+        if (status.available) app.log.warn('the store is available again; ingest resumes');
+        else app.log.error({ err: error }, `the store is unavailable (${status.reason}); ingest answers 503`);
+      },
+    });
+    db.onLost((error) => health.markDown(error));
+    const pipeline = new IngestPipeline(db, state, { health });
     const statistics = db.kind === 'embedded' ? new StatisticsKeeper(db, state.next.event - 1) : undefined;
     pipeline.onCommit((changes) => {
+      readModel.apply(changes);
       graph.apply(changes);
       columnGraph.apply(changes);
       if (statistics) {
@@ -64,7 +81,18 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     const validator = createValidator(
       config.strict && config.specDir ? { strict: true, specDir: config.specDir } : { strict: false },
     );
-    const app = await buildApp({ config, db, state, graph, columnGraph, pipeline, validator, version });
+    const app = await buildApp({
+      config,
+      db,
+      state: readModel,
+      graph,
+      columnGraph,
+      pipeline,
+      validator,
+      frontDoor: new IngestFrontDoor(validator, pipeline),
+      health,
+      version,
+    });
     let inFlight = 0;
     app.addHook('onRequest', (_request, _reply, done) => {
       inFlight++;
@@ -85,7 +113,10 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       pipeline,
       graph,
       columnGraph,
-      state,
+      get state() {
+        return pipeline.mirror;
+      },
+      readModel,
       url: undefined,
       async listen() {
         const address = await app.listen({ port: config.port, host: config.host });
@@ -105,6 +136,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
           app.server.closeAllConnections();
           await appClosed;
           await statistics?.close();
+          health.close();
           await db.close();
         })();
         return closing;

@@ -62,7 +62,7 @@ describe.each(backends())('the ingest pipeline on the $name store', (backend) =>
     expect(count).toEqual({ events: 119, runs: 119 });
     // The mirror was rebuilt from the store: the failed event's job and dataset are not in it, and ingest
     // goes on where it left off.
-    expect([...state.jobs.values()].map((job) => job.name)).not.toContain('bad');
+    expect([...pipeline.mirror.jobs.values()].map((job) => job.name)).not.toContain('bad');
     expect(await pipeline.submit([event('bad', 'poisoned_dataset')])).toEqual(['stored']);
     const [after] = await db.query<{ events: number }>('SELECT count(*)::int AS events FROM events');
     expect(after!.events).toBe(120);

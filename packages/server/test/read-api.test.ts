@@ -876,7 +876,7 @@ describe.each(backends())('read API on the $name store', (backend) => {
   });
 
   it('builds lineage node data (DatasetData, JobData) that agrees with the Dataset and Job shapes', async () => {
-    const { state, graph, db } = ctx.server;
+    const { readModel: state, graph, db } = ctx.server;
     const clean = state.datasets.get(entityKey(state.namespaces.get(PG)!.id, 'shop.orders_clean'))!;
     const job = state.jobs.get(entityKey(state.namespaces.get('warehouse')!.id, 'nightly.load_orders'))!;
     const datasets = await loadDatasetNodeData(db, [clean.id, 999_999]);

@@ -1,5 +1,5 @@
 /**
- * What every analysis reads: the store, the writer's mirror (names and ids), and the two lineage graphs, seen
+ * What every analysis reads: the store, the read model (committed names and ids), and the two lineage graphs, seen
  * through narrow views. The views are the seam for time travel: an as-of analysis will pass graphs and a
  * `time.at` of the past, and every module here already bounds its SQL by `time.at`.
  */
@@ -7,7 +7,8 @@ import { HeadwaterError } from '../errors.js';
 import type { ColumnInput, FieldRef } from '../graph/column-graph.js';
 import type { GraphNode, LineageDirection, Subgraph } from '../graph/lineage-graph.js';
 import type { Queryable } from '../store/db.js';
-import { entityKey, type ModelState } from '../store/model-state.js';
+import { entityKey } from '../store/model-state.js';
+import type { ReadModel } from '../store/read-model.js';
 
 /** The job-level lineage an analysis walks (LineageGraph implements it). */
 export interface JobGraphView {
@@ -29,7 +30,7 @@ export interface ColumnGraphView {
 /** The inputs of an analysis. */
 export interface AnalysisSource {
   readonly db: Queryable;
-  readonly state: ModelState;
+  readonly state: ReadModel;
   readonly graph: JobGraphView;
   readonly columnGraph: ColumnGraphView;
 }
@@ -49,7 +50,7 @@ export type AnalysisNode =
   | { readonly kind: 'datasetField'; readonly datasetId: number; readonly field: string };
 
 /** The nodeId of a dataset. */
-export function datasetNodeId(state: ModelState, id: number): string {
+export function datasetNodeId(state: ReadModel, id: number): string {
   const cache = state.nodeIds.datasets;
   let nodeId = cache.get(id);
   if (nodeId === undefined) {
@@ -62,7 +63,7 @@ export function datasetNodeId(state: ModelState, id: number): string {
 }
 
 /** The nodeId of a job. */
-export function jobNodeId(state: ModelState, id: number): string {
+export function jobNodeId(state: ReadModel, id: number): string {
   const cache = state.nodeIds.jobs;
   let nodeId = cache.get(id);
   if (nodeId === undefined) {
@@ -75,7 +76,7 @@ export function jobNodeId(state: ModelState, id: number): string {
 }
 
 /** The nodeId of a column. */
-export function fieldNodeId(state: ModelState, ref: FieldRef): string {
+export function fieldNodeId(state: ReadModel, ref: FieldRef): string {
   let fields = state.nodeIds.fields.get(ref.datasetId);
   if (!fields) state.nodeIds.fields.set(ref.datasetId, (fields = new Map<string, string>()));
   let nodeId = fields.get(ref.field);
@@ -87,7 +88,7 @@ export function fieldNodeId(state: ModelState, ref: FieldRef): string {
 }
 
 /** The nodeId of any analysis node. */
-export function analysisNodeId(state: ModelState, node: AnalysisNode): string {
+export function analysisNodeId(state: ReadModel, node: AnalysisNode): string {
   if (node.kind === 'dataset') return datasetNodeId(state, node.id);
   if (node.kind === 'job') return jobNodeId(state, node.id);
   return fieldNodeId(state, node);
@@ -98,7 +99,7 @@ export function analysisNodeId(state: ModelState, node: AnalysisNode): string {
  * A column need not appear in the current schema: a removed column can still be analysed.
  */
 export function resolveAnalysisNode(
-  state: ModelState,
+  state: ReadModel,
   node:
     | { type: 'dataset' | 'job'; namespace: string; name: string }
     | { type: 'datasetField'; namespace: string; name: string; field: string },

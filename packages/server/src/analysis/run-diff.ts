@@ -11,7 +11,7 @@ import {
   type RunIoDetail,
   type RunOutcome,
 } from '../store/queries/analysis.js';
-import type { ModelState } from '../store/model-state.js';
+import type { ReadModel } from '../store/read-model.js';
 import { compareText, datasetNodeId, jobNodeId, type AnalysisSource } from './context.js';
 import { diffSchemas, type SchemaChange } from './schema.js';
 
@@ -104,7 +104,7 @@ function summary(source: AnalysisSource, run: RunOutcome): RunSummary {
 
 /** The assertions (by dataset, assertion and column) that passed in `before` and failed in `after`, or back. */
 export function flippedAssertions(
-  state: ModelState,
+  state: ReadModel,
   before: readonly AssertionRecord[],
   after: readonly AssertionRecord[],
 ): FlippedAssertion[] {

@@ -13,7 +13,7 @@ import {
   type ColumnGraphView,
   type JobGraphView,
 } from './context.js';
-import type { ModelState } from '../store/model-state.js';
+import type { ReadModel } from '../store/read-model.js';
 
 /** Which way a walk goes: against the data flow (to producers) or with it (to consumers). */
 export type WalkDirection = 'upstream' | 'downstream';
@@ -66,7 +66,7 @@ const nodeKey = (node: AnalysisNode): string =>
  * The start itself is the first entry, at distance 0.
  */
 export function walkJobGraph(
-  state: ModelState,
+  state: ReadModel,
   graph: JobGraphView,
   start: { kind: 'dataset' | 'job'; id: number },
   direction: WalkDirection,
@@ -100,7 +100,7 @@ export function walkJobGraph(
  * distance, in (distance, nodeId) order.
  */
 export function walkColumns(
-  state: ModelState,
+  state: ReadModel,
   columnGraph: ColumnGraphView,
   starts: readonly FieldRef[],
   direction: WalkDirection,
@@ -160,7 +160,7 @@ export function walkColumns(
  * columns. A job counts when it writes one column of a hop and reads the other's dataset.
  */
 export function nodesOfColumnWalk(
-  state: ModelState,
+  state: ReadModel,
   graph: JobGraphView,
   columns: readonly ReachedColumn[],
   direction: WalkDirection,
@@ -202,7 +202,7 @@ export function nodesOfColumnWalk(
  * hop between the same two datasets.
  */
 export function connectingJobsMemo(
-  state: ModelState,
+  state: ReadModel,
   graph: JobGraphView,
 ): (from: FieldRef, to: FieldRef, up: boolean) => number[] {
   const memo = new Map<string, number[]>();
@@ -219,7 +219,7 @@ export function connectingJobsMemo(
  * the input column's. `up` says `from` is the output (an upstream hop).
  */
 export function connectingJobs(
-  state: ModelState,
+  state: ReadModel,
   graph: JobGraphView,
   from: FieldRef,
   to: FieldRef,
@@ -236,7 +236,7 @@ export function connectingJobs(
   ).map((node) => node.id);
 }
 
-function sortNodes<T extends { kind: 'dataset' | 'job'; id: number }>(state: ModelState, nodes: T[]): T[] {
+function sortNodes<T extends { kind: 'dataset' | 'job'; id: number }>(state: ReadModel, nodes: T[]): T[] {
   return nodes
     .map((node) => ({ node, id: analysisNodeId(state, node) }))
     .sort((a, b) => compareText(a.id, b.id))

@@ -4,13 +4,16 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { ServerConfig } from '../config.js';
 import { HeadwaterError, asHeadwaterError } from '../errors.js';
+import type { IngestFrontDoor } from '../ingest/front-door.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { Validator } from '../ingest/validate.js';
 import type { ColumnGraph } from '../graph/column-graph.js';
 import type { LineageGraph } from '../graph/lineage-graph.js';
+import { isStoreUnavailable, type StoreHealth } from '../store/availability.js';
 import type { Db } from '../store/db.js';
-import type { ModelState } from '../store/model-state.js';
+import type { ReadModel } from '../store/read-model.js';
 import { registerAnalysisRoutes } from './analysis-routes.js';
+import { registerHealthRoutes } from './health-routes.js';
 import { registerIngestRoutes } from './ingest-routes.js';
 import { registerColumnLineageRoutes } from './column-lineage-routes.js';
 import { registerLineageRoutes } from './lineage-routes.js';
@@ -21,11 +24,16 @@ import { registerWebRoutes } from './web-routes.js';
 export interface AppDeps {
   readonly config: ServerConfig;
   readonly db: Db;
-  readonly state: ModelState;
+  /** What is committed: names and ids for readers (never the writer's mirror, which runs ahead of the store). */
+  readonly state: ReadModel;
   readonly graph: LineageGraph;
   readonly columnGraph: ColumnGraph;
   readonly pipeline: IngestPipeline;
   readonly validator: Validator;
+  /** The one way in for events: limits, validation, normalisation, group commit, an outcome per event. */
+  readonly frontDoor: IngestFrontDoor;
+  /** Whether the store can be reached and written now. */
+  readonly health: StoreHealth;
   /** The package version. */
   readonly version: string;
 }
@@ -119,12 +127,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       rawError.statusCode < 500
     ) {
       error = new HeadwaterError('BAD_REQUEST', rawError.message, { cause: rawError });
+    } else if (isStoreUnavailable(rawError)) {
+      deps.health.markDown(rawError);
+      error = deps.health.unavailableError(rawError);
+      request.log.warn({ err: rawError }, 'store unavailable');
     } else {
       error = asHeadwaterError(rawError);
       request.log.error({ err: rawError }, 'request failed');
     }
     const body: Record<string, unknown> = { code: error.status, error: error.code, message: error.message };
     if (error.details) body.errors = error.details;
+    if (error.retryAfterSeconds !== undefined)
+      void reply.header('retry-after', String(error.retryAfterSeconds));
+    else if (error.status === 503) void reply.header('retry-after', '1');
     void reply.status(error.status).send(body);
   });
 
@@ -136,7 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   });
 
-  app.get('/healthcheck', { schema: { hide: true } }, () => ({ status: 'ok' }));
+  registerHealthRoutes(app, deps);
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger());
 
   registerIngestRoutes(app, deps);

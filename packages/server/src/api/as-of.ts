@@ -89,7 +89,7 @@ type StoreDeps = Pick<AppDeps, 'db' | 'state'>;
 
 /**
  * Datasets by id as they were at `at`; those unnamed by then are absent. What has no history (names, tags)
- * comes from the writer's mirror and the tag tables, not from the dataset rows, whose other columns are of now.
+ * comes from the read model and the tag tables, not from the dataset rows, whose other columns are of now.
  */
 export async function loadDatasetRecordsAsOf(
   { db, state }: StoreDeps,
@@ -115,8 +115,9 @@ export async function loadDatasetRecordsAsOf(
       description: null,
       lifecycleState: null,
       lastModifiedAt: null,
-      createdAt: new Date(row.createdAt),
-      updatedAt: new Date(row.updatedAt),
+      // Replaced by the times of then (datasetRecordAsOf).
+      createdAt: new Date(0),
+      updatedAt: new Date(0),
       isHidden: row.isHidden,
       currentVersion: null,
       fields: null,

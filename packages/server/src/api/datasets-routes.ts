@@ -155,6 +155,7 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
         const json = await datasetById(store, row.id);
         await hideDataset(store, row.id);
         mirror.addDataset({ ...row, isHidden: true });
+        state.setHidden('dataset', row.id, true);
         graph.setHidden('dataset', row.id, true);
         return json;
       });

@@ -1,11 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { HeadwaterError } from '../errors.js';
-import { normalizeEvent, type NormalizedEvent } from '../ingest/normalize.js';
-import type { ValidationIssue } from '../ingest/validate.js';
+import type { CheckedEvent, EventOutcome, IncomingEvent } from '../ingest/front-door.js';
 import type { AppDeps } from './app.js';
-
-const formatIssues = (issues: readonly ValidationIssue[]) =>
-  issues.map((issue) => `${issue.path}: ${issue.message}`);
 
 function parseJson(text: string, where: string): unknown {
   try {
@@ -65,7 +61,7 @@ class LineError {
 const batchResponseSchema = {
   type: 'object',
   properties: {
-    status: { type: 'string', enum: ['success', 'partial_success'] },
+    status: { type: 'string', enum: ['success', 'partial_success', 'failure'] },
     summary: {
       type: 'object',
       properties: {
@@ -100,9 +96,29 @@ const errorSchema = {
   },
 } as const;
 
+/** The HTTP answer for an event that was not stored (the outcomes that are not 'stored' or 'duplicate'). */
+function outcomeError(outcome: EventOutcome): HeadwaterError | undefined {
+  switch (outcome.status) {
+    case 'invalid':
+      return new HeadwaterError('INVALID_EVENT', 'The event is not a valid OpenLineage event.', {
+        details: outcome.issues,
+      });
+    case 'unavailable':
+      return new HeadwaterError('STORE_UNAVAILABLE', outcome.reason, {
+        retryAfterSeconds: outcome.retryAfterSeconds,
+      });
+    case 'failed':
+      return new HeadwaterError('INTERNAL', 'Internal error; see the server log for details.', {
+        cause: outcome.error,
+      });
+    default:
+      return undefined;
+  }
+}
+
 /** POST /api/v1/lineage and /api/v1/lineage/batch: the HTTP doors of the one ingest path. */
 export function registerIngestRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const { validator, pipeline } = deps;
+  const { frontDoor } = deps;
 
   app.post(
     '/api/v1/lineage',
@@ -112,7 +128,8 @@ export function registerIngestRoutes(app: FastifyInstance, deps: AppDeps): void 
         summary: 'Send one OpenLineage event (RunEvent, DatasetEvent or JobEvent)',
         description:
           'Answers 201 with an empty body once the event and the lineage derived from it are committed. ' +
-          'An identical event sent again is stored once.',
+          'An identical event sent again is stored once. 422 lists what is wrong (including the limits in the ' +
+          'README); 503 with Retry-After means the store is away and nothing was stored: send it again.',
         body: { type: 'object', description: 'An OpenLineage 2-0-2 event', additionalProperties: true },
         response: {
           201: { type: 'null', description: 'Stored' },
@@ -120,6 +137,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: AppDeps): void 
           413: errorSchema,
           415: errorSchema,
           422: errorSchema,
+          503: errorSchema,
         },
       },
       // The body stays raw text; the validator below does the real work with precise JSON paths.
@@ -129,16 +147,15 @@ export function registerIngestRoutes(app: FastifyInstance, deps: AppDeps): void 
       const body = request.body;
       if (typeof body !== 'string')
         throw new HeadwaterError('MALFORMED_JSON', 'Send one OpenLineage event as JSON.');
-      const event = parseJson(body, 'The request body');
-      const result = validator.validate(event);
-      if (!result.ok) {
-        throw new HeadwaterError('INVALID_EVENT', 'The event is not a valid OpenLineage event.', {
-          details: formatIssues(result.issues),
-        });
-      }
       // The request text is what is stored and served: exactly what the producer sent, with no second
       // serialisation (the costliest step of ingest after parsing).
-      await pipeline.submit([normalizeEvent(event as Record<string, unknown>, result.kind, body)]);
+      const value = parseJson(body, 'The request body');
+      const [outcome] = await frontDoor.submit([{ value, text: body }]);
+      const error = outcomeError(outcome!);
+      if (error) {
+        if (outcome!.status === 'invalid') logRejected(request.log, value, outcome!.reason);
+        throw error;
+      }
       return reply.status(201).send();
     },
   );
@@ -151,13 +168,20 @@ export function registerIngestRoutes(app: FastifyInstance, deps: AppDeps): void 
         summary: 'Send many OpenLineage events at once (JSON array or NDJSON)',
         description:
           'Valid events are committed together; invalid ones are reported by index in failed_events ' +
-          '(partial success). Duplicates count as successful and are stored once.',
+          '(partial success). Duplicates count as successful and are stored once. When the store is away the ' +
+          'answer is 503 with Retry-After and the same reply, its events counted as retriable.',
         body: { type: 'array', items: { type: 'object' } },
-        response: { 200: batchResponseSchema, 400: errorSchema, 413: errorSchema, 415: errorSchema },
+        response: {
+          200: batchResponseSchema,
+          400: errorSchema,
+          413: errorSchema,
+          415: errorSchema,
+          503: batchResponseSchema,
+        },
       },
       validatorCompiler: () => () => true,
     },
-    async (request) => {
+    async (request, reply) => {
       if (typeof request.body !== 'string')
         throw new HeadwaterError('BAD_REQUEST', 'Send a JSON array of events.');
       const items = batchItems(request.body, request.headers['content-type']);
@@ -167,42 +191,63 @@ export function registerIngestRoutes(app: FastifyInstance, deps: AppDeps): void 
           `The batch has ${items.length} events; at most ${deps.config.maxBatchEvents} are taken at once (--max-batch-events).`,
         );
       }
-      const failed: { index: number; reason: string; retriable: boolean }[] = [];
-      const accepted: NormalizedEvent[] = [];
-      items.forEach((entry, index) => {
+      const incoming: (IncomingEvent | CheckedEvent)[] = items.map((entry) => {
         if (entry instanceof LineError) {
-          failed.push({
-            index,
-            reason: `line ${entry.line} is not valid JSON: ${entry.message}`,
-            retriable: false,
-          });
-          return;
+          const reason = `line ${entry.line} is not valid JSON: ${entry.message}`;
+          return { ok: false, outcome: { status: 'invalid', reason, issues: [reason] } };
         }
-        const item = entry instanceof Line ? entry.value : entry;
-        const result = validator.validate(item);
-        if (!result.ok) {
-          failed.push({ index, reason: formatIssues(result.issues).join('; '), retriable: false });
-          return;
-        }
-        const event = item as Record<string, unknown>;
-        accepted.push(
-          entry instanceof Line
-            ? normalizeEvent(event, result.kind, entry.text)
-            : normalizeEvent(event, result.kind),
-        );
+        return entry instanceof Line ? { value: entry.value, text: entry.text } : { value: entry };
       });
-      await pipeline.submit(accepted);
-      return {
-        status: failed.length === 0 ? 'success' : 'partial_success',
+      const outcomes = await frontDoor.submit(incoming);
+      const failed: { index: number; reason: string; retriable: boolean }[] = [];
+      let retryAfterSeconds: number | undefined;
+      outcomes.forEach((outcome, index) => {
+        if (outcome.status === 'stored' || outcome.status === 'duplicate') return;
+        if (outcome.status === 'unavailable') retryAfterSeconds = outcome.retryAfterSeconds;
+        if (outcome.status === 'invalid') {
+          const entry = items[index];
+          logRejected(request.log, entry instanceof Line ? entry.value : entry, outcome.reason, index);
+        }
+        if (outcome.status === 'failed') request.log.error({ err: outcome.error, index }, 'event not stored');
+        failed.push({ index, reason: outcome.reason, retriable: outcome.status === 'unavailable' });
+      });
+      const retriable = failed.filter((event) => event.retriable).length;
+      const answer = {
+        status:
+          failed.length === 0 ? 'success' : failed.length === items.length ? 'failure' : 'partial_success',
         summary: {
           received: items.length,
-          successful: accepted.length,
+          successful: items.length - failed.length,
           failed: failed.length,
-          retriable: 0,
-          non_retriable: failed.length,
+          retriable,
+          non_retriable: failed.length - retriable,
         },
         failed_events: failed,
       };
+      if (retryAfterSeconds !== undefined) {
+        return reply.status(503).header('retry-after', String(retryAfterSeconds)).send(answer);
+      }
+      return answer;
     },
+  );
+}
+
+/** A rejected event leaves a trace at the default log level (warn): why, who sent it, which job, where. */
+function logRejected(log: FastifyBaseLogger, value: unknown, reason: string, index?: number): void {
+  const event = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  const job = (typeof event.job === 'object' && event.job !== null ? event.job : {}) as Record<
+    string,
+    unknown
+  >;
+  const short = (text: unknown) => (typeof text === 'string' ? text.slice(0, 200) : undefined);
+  log.warn(
+    {
+      reason: reason.slice(0, 2000),
+      producer: short(event.producer),
+      namespace: short(job.namespace),
+      job: short(job.name),
+      ...(index === undefined ? {} : { index }),
+    },
+    'event rejected',
   );
 }

@@ -167,6 +167,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         const json = await jobById(store, row.id);
         await hideJob(store, row.id);
         mirror.addJob({ ...row, isHidden: true });
+        state.setHidden('job', row.id, true);
         graph.setHidden('job', row.id, true);
         return json;
       }),

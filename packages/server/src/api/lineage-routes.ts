@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { HeadwaterError } from '../errors.js';
 import type { GraphNode, LineageDirection } from '../graph/lineage-graph.js';
-import type { ModelState } from '../store/model-state.js';
+import type { ReadModel } from '../store/read-model.js';
 import { compareText as compare, datasetNamed, jobNamed } from '../store/queries/lookup.js';
 import type { AppDeps } from './app.js';
 import { nodeIdOf, parseNodeId } from './node-id.js';
@@ -25,8 +25,8 @@ interface Edge {
 const texts = <T>(data: Map<number, T>) =>
   new Map([...data].map(([id, value]) => [id, JSON.stringify(value)] as const));
 
-/** Finds the dataset or job a nodeId names in the writer's mirror. */
-function resolveNode(state: ModelState, nodeId: string): GraphNode {
+/** Finds the dataset or job a nodeId names in the read model. */
+function resolveNode(state: ReadModel, nodeId: string): GraphNode {
   const parsed = parseNodeId(nodeId);
   if (parsed.type === 'dataset')
     return { kind: 'dataset', id: datasetNamed(state, parsed.namespace, parsed.name).id };

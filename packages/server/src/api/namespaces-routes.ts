@@ -115,6 +115,7 @@ export function registerNamespaceRoutes(app: FastifyInstance, deps: AppDeps): vo
           updatedAt: row.updatedAt.getTime(),
           isHidden: false,
         });
+        deps.state.setNamespace({ id: row.id, name: row.name, isHidden: false });
         return row;
       });
       return namespaceJson(record);
@@ -141,14 +142,17 @@ export function registerNamespaceRoutes(app: FastifyInstance, deps: AppDeps): vo
         if (!before) throw namespaceNotFound(name);
         const hidden = await hideNamespace(store, namespace.id);
         mirror.addNamespace({ ...namespace, isHidden: true });
+        deps.state.setHidden('namespace', namespace.id, true);
         for (const id of hidden.datasetIds) {
           const row = mirror.datasetsById.get(id);
           if (row) mirror.addDataset({ ...row, isHidden: true });
+          deps.state.setHidden('dataset', id, true);
           graph.setHidden('dataset', id, true);
         }
         for (const id of hidden.jobIds) {
           const row = mirror.jobsById.get(id);
           if (row) mirror.addJob({ ...row, isHidden: true });
+          deps.state.setHidden('job', id, true);
           graph.setHidden('job', id, true);
         }
         return before;

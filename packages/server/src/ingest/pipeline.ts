@@ -1,6 +1,7 @@
 import { HeadwaterError } from '../errors.js';
 import type { Db } from '../store/db.js';
-import type { ModelState } from '../store/model-state.js';
+import { isStoreUnavailable, type StoreHealth } from '../store/availability.js';
+import { ModelState } from '../store/model-state.js';
 import { readRuns, writeBatch } from '../store/writer.js';
 import { applyChangeset, deriveChanges, type Changeset } from './derive.js';
 import type { NormalizedEvent } from './normalize.js';
@@ -46,8 +47,19 @@ export interface IngestPipelineOptions {
    * @default 2000
    */
   readonly maxBatchEvents?: number;
+  /**
+   * Most events waiting to be committed. Beyond it, submissions are refused at once with OVERLOADED (503,
+   * Retry-After), so a burst costs producers a retry instead of the server its memory.
+   * @default 100000
+   */
+  readonly maxQueuedEvents?: number;
   /** Clock for received_at. */
   readonly now?: () => number;
+  /**
+   * Whether the store can be written now. While it cannot, submissions are refused at once with
+   * STORE_UNAVAILABLE (retriable) instead of waiting on a store that is not there.
+   */
+  readonly health?: StoreHealth;
 }
 
 /**
@@ -64,9 +76,11 @@ export interface IngestPipelineOptions {
  */
 export class IngestPipeline {
   readonly #db: Db;
-  readonly #state: ModelState;
+  #state: ModelState;
   readonly #listeners: CommitListener[] = [];
   readonly #maxBatchEvents: number;
+  readonly #maxQueuedEvents: number;
+  #queuedEvents = 0;
   readonly #now: () => number;
   #queue: Pending[] = [];
   #running: Promise<void> | undefined;
@@ -77,12 +91,22 @@ export class IngestPipeline {
   #chain: Promise<unknown> = Promise.resolve();
   #failed: FailedWrite[] = [];
   #lock: Promise<void> = Promise.resolve();
+  readonly #health: StoreHealth | undefined;
+  /** The mirror took changes that may not have committed (the store went away mid-write): reload it first. */
+  #mirrorStale = false;
 
   constructor(db: Db, state: ModelState, options: IngestPipelineOptions = {}) {
     this.#db = db;
     this.#state = state;
     this.#maxBatchEvents = options.maxBatchEvents ?? 2000;
+    this.#maxQueuedEvents = options.maxQueuedEvents ?? 100_000;
     this.#now = options.now ?? Date.now;
+    this.#health = options.health;
+  }
+
+  /** The writer's mirror of the model: ahead of the store while batches are in flight; not for readers. */
+  get mirror(): ModelState {
+    return this.#state;
   }
 
   /** Registers a listener called with each committed changeset. */
@@ -98,8 +122,33 @@ export class IngestPipeline {
       );
     }
     if (events.length === 0) return Promise.resolve([]);
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ events, resolve, reject });
+    if (this.#health && !this.#health.available) return Promise.reject(this.#health.unavailableError());
+    // One request larger than the whole queue is still taken when the queue is empty.
+    if (this.#queuedEvents > 0 && this.#queuedEvents + events.length > this.#maxQueuedEvents) {
+      return Promise.reject(
+        new HeadwaterError(
+          'OVERLOADED',
+          `${this.#queuedEvents} events are waiting to be committed (the most is ${this.#maxQueuedEvents}); retry in 1 s.`,
+          { retryAfterSeconds: 1 },
+        ),
+      );
+    }
+    this.#queuedEvents += events.length;
+    const settle = () => {
+      this.#queuedEvents -= events.length;
+    };
+    return new Promise<EventOutcome[]>((resolve, reject) => {
+      this.#queue.push({
+        events,
+        resolve: (outcomes) => {
+          settle();
+          resolve(outcomes);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      });
       this.#running ??= this.#drain().finally(() => {
         this.#running = undefined;
       });
@@ -166,6 +215,11 @@ export class IngestPipeline {
     await new Promise<void>((resolve) => setImmediate(resolve));
     for (;;) {
       if (this.#failed.length > 0) await this.#recover();
+      if (this.#health && !this.#health.available && this.#queue.length > 0) {
+        // Requests queued before the store went away: answer them now rather than try each against it.
+        const error = this.#health.unavailableError();
+        for (const pending of this.#queue.splice(0)) pending.reject(error);
+      }
       if (this.#queue.length === 0) {
         if (this.#writes.size === 0) return;
         await Promise.race(this.#writes);
@@ -179,13 +233,19 @@ export class IngestPipeline {
       try {
         batch = await this.#locked(() => this.#prepare(events));
       } catch (error) {
+        if (this.#unavailable(error)) {
+          const answer = this.#health?.unavailableError(error) ?? error;
+          for (const pending of group) pending.reject(answer);
+          continue;
+        }
         // Nothing was applied: a request that fails alone is rejected, the others are retried alone.
         this.#requeue(group, error);
         continue;
       }
-      const write = this.#chain.then(() =>
-        writeBatch(this.#db, batch.unique, batch.firstId, this.#now(), batch.changes),
-      );
+      const write = this.#chain.then(async () => {
+        await this.#db.checkWritable();
+        return writeBatch(this.#db, batch.unique, batch.firstId, this.#now(), batch.changes);
+      });
       this.#chain = write;
       const handled: Promise<void> = write
         .then(
@@ -212,11 +272,23 @@ export class IngestPipeline {
     await Promise.all(this.#writes);
     const failed = this.#failed;
     this.#failed = [];
-    await this.#locked(async () => {
-      this.#state.clear();
-      await this.#state.load(this.#db);
-    });
     this.#chain = Promise.resolve();
+    this.#mirrorStale = true;
+    const first = failed[0]!.error;
+    if (!this.#unavailable(first)) {
+      try {
+        await this.#locked(() => this.#reloadMirror());
+      } catch (error) {
+        if (!this.#unavailable(error)) throw error;
+      }
+    }
+    if (this.#mirrorStale) {
+      // The store went away: whether the writes in flight committed is unknown, so none is acknowledged (a retry
+      // is safe: events already stored are found by their hash and stored once).
+      const answer = this.#health?.unavailableError(first) ?? first;
+      for (const { group } of failed) for (const pending of group) pending.reject(answer);
+      return;
+    }
     // The first failure is the culprit; the writes behind it never ran and are retried as they were.
     const retry: Pending[] = [];
     failed.forEach(({ group, error }, index) => {
@@ -237,11 +309,34 @@ export class IngestPipeline {
     else this.#queue.unshift(...group);
   }
 
+  /** Whether `error` means the store is away (and marks it so), as opposed to a fault of the request. */
+  #unavailable(error: unknown): boolean {
+    if (!isStoreUnavailable(error)) return false;
+    this.#health?.markDown(error);
+    return true;
+  }
+
+  /**
+   * Rebuilds the mirror from the store, aside, and swaps it in whole. Ids handed out to a batch that failed are
+   * not handed out again: nothing outside the writer saw them, but an id is never reused, so no cache keyed by
+   * id can go stale.
+   */
+  async #reloadMirror(): Promise<void> {
+    const fresh = new ModelState();
+    await fresh.load(this.#db);
+    for (const key of Object.keys(fresh.next) as (keyof ModelState['next'])[]) {
+      fresh.next[key] = Math.max(fresh.next[key], this.#state.next[key]);
+    }
+    this.#state = fresh;
+    this.#mirrorStale = false;
+  }
+
   /**
    * Derives a batch's changes (after reading the runs the mirror lacks) and applies them to the mirror. The
    * write itself is issued by the caller, in order.
    */
   async #prepare(events: readonly NormalizedEvent[]): Promise<PreparedBatch> {
+    if (this.#mirrorStale) await this.#reloadMirror();
     const unique: NormalizedEvent[] = [];
     const seenInBatch = new Set<string>();
     for (const event of events) {

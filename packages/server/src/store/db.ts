@@ -26,6 +26,18 @@ export interface Db extends Queryable {
   readonly kind: 'embedded' | 'postgres';
   /** Runs `fn` in one transaction; commits if it resolves, rolls back if it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Resolves when the store answers and this process may write to it (for PostgreSQL: the writer lock is held,
+   * re-taken if its connection was lost); rejects otherwise.
+   */
+  probe(): Promise<void>;
+  /**
+   * Resolves if a write may be tried now; rejects with a STORE_UNAVAILABLE-class error if it would fail (the
+   * embedded store's disk is nearly full: PGlite must never meet a full disk, which can wedge it).
+   */
+  checkWritable(): Promise<void>;
+  /** Registers a listener told when the store is lost without a statement failing (the writer lock's connection). */
+  onLost(listener: (error: unknown) => void): void;
   /** Releases the connection(s) and locks. */
   close(): Promise<void>;
 }
@@ -97,35 +109,70 @@ function isAlive(pid: number): boolean {
 /**
  * Connects to the PostgreSQL server at `url` with a small pool, and takes a session advisory lock on a
  * dedicated connection so that only one Headwater server writes to a database (the writer assigns ids itself).
+ *
+ * Connections that go away (a restart, a failover, a terminated backend) never take the process down: the pool
+ * replaces its clients on the next checkout, and the lock's connection is re-opened and the lock re-taken by
+ * {@link Db.probe}. Between losing the lock and taking it again the store reports itself lost (see
+ * {@link Db.onLost}), and the writer writes nothing.
  */
 export async function openPostgresDb(url: string, poolSize = 8): Promise<Db> {
   const typeParser = new pg.TypeOverrides();
   typeParser.setTypeParser(INT8_OID, 'text', (value: string) => Number(value));
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: typeParser });
+  const connection = {
+    connectionString: url,
+    types: typeParser,
+    // A store that stops answering (frozen, partitioned) must not hold requests forever.
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
+  };
+  const pool = new pg.Pool({ ...connection, max: poolSize });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on the next checkout.
   });
-  let lockClient: pg.PoolClient;
+  const lostListeners: ((error: unknown) => void)[] = [];
+  let lockClient: pg.Client | undefined;
+  let closed = false;
+
+  /** Opens the lock's own connection and takes the writer lock, or throws STORE_UNAVAILABLE. */
+  const takeLock = async (): Promise<void> => {
+    const client = new pg.Client(connection);
+    client.on('error', (error) => {
+      // The connection holding the lock is gone, and the lock with it.
+      if (lockClient !== client) return;
+      lockClient = undefined;
+      if (!closed) for (const listener of lostListeners) listener(error);
+    });
+    try {
+      await client.connect();
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw new HeadwaterError(
+        'STORE_UNAVAILABLE',
+        `Could not connect to PostgreSQL at ${redactUrl(url)}: ${(error as Error).message}. Check --database-url.`,
+        { cause: error },
+      );
+    }
+    const locked = await client
+      .query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [WRITER_LOCK_KEY])
+      .catch(async (error: unknown) => {
+        await client.end().catch(() => undefined);
+        throw error;
+      });
+    if (locked.rows[0]?.locked !== true) {
+      await client.end().catch(() => undefined);
+      throw new HeadwaterError(
+        'STORE_UNAVAILABLE',
+        `Another Headwater server is writing to ${redactUrl(url)}. Stop it, or point this one at another database.`,
+      );
+    }
+    lockClient = client;
+  };
+
   try {
-    lockClient = await pool.connect();
+    await takeLock();
   } catch (error) {
     await pool.end();
-    throw new HeadwaterError(
-      'STORE_UNAVAILABLE',
-      `Could not connect to PostgreSQL at ${redactUrl(url)}: ${(error as Error).message}. Check --database-url.`,
-      { cause: error },
-    );
-  }
-  const locked = await lockClient.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-    WRITER_LOCK_KEY,
-  ]);
-  if (locked.rows[0]?.locked !== true) {
-    lockClient.release();
-    await pool.end();
-    throw new HeadwaterError(
-      'STORE_UNAVAILABLE',
-      `Another Headwater server is writing to ${redactUrl(url)}. Stop it, or point this one at another database.`,
-    );
+    throw error;
   }
   const run = async <Row>(
     q: pg.Pool | pg.PoolClient,
@@ -155,8 +202,19 @@ export async function openPostgresDb(url: string, poolSize = 8): Promise<Db> {
         client.release();
       }
     },
+    // PostgreSQL answers a full disk with an error (53100) and carries on; nothing to check ahead.
+    checkWritable: () => Promise.resolve(),
+    async probe() {
+      if (lockClient === undefined) await takeLock();
+      await lockClient!.query('SELECT 1');
+      await pool.query('SELECT 1');
+    },
+    onLost(listener) {
+      lostListeners.push(listener);
+    },
     close: async () => {
-      lockClient.release();
+      closed = true;
+      await lockClient?.end().catch(() => undefined);
       await pool.end();
     },
   };

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Db, Queryable } from './db.js';
@@ -39,12 +40,30 @@ function workerUrl(): URL {
   throw new Error(`The embedded store's worker is not built (${fileURLToPath(built)}): run \`npx tsc -b\`.`);
 }
 
-/** Starts PGlite on its own thread in `pgDir` and resolves once it is open. */
-export async function startEmbeddedWorker(pgDir: string): Promise<Db> {
+/**
+ * Longest wait for one answer of the embedded store. PGlite runs each statement to its end on its thread, so a
+ * thread that has not answered by then is taken as wedged (a full disk can leave it so): it is stopped, the store
+ * is reported lost, and the next probe starts a new thread on the same files.
+ */
+const EMBEDDED_ANSWER_TIMEOUT_MS = 120_000;
+/** Free disk the embedded store needs before it is called writable: a batch, its WAL, and a checkpoint. */
+const EMBEDDED_MIN_FREE_BYTES = 32 * 1024 * 1024;
+
+/** One PGlite thread and the requests waiting on it. */
+interface Thread {
+  readonly worker: Worker;
+  send(body: RequestBody): Promise<WorkerReply & { error?: undefined }>;
+  /** Set once the thread is gone or wedged; every later request fails with it. */
+  readonly failure: Error | undefined;
+}
+
+/** Starts PGlite on a thread of its own in `pgDir`; resolves once it is open. */
+async function startThread(pgDir: string, onLost: (error: Error) => void): Promise<Thread> {
   const worker = new Worker(workerUrl(), { workerData: { pgDir } });
-  const pending = new Map<number, Pending>();
+  const pending = new Map<number, Pending & { timer?: NodeJS.Timeout }>();
   let nextId = 1;
   let failure: Error | undefined;
+  let opening = true;
 
   const opened = new Promise<void>((resolve, reject) => {
     pending.set(0, { resolve: () => resolve(), reject });
@@ -53,36 +72,94 @@ export async function startEmbeddedWorker(pgDir: string): Promise<Db> {
     const waiter = pending.get(reply.id);
     if (!waiter) return;
     pending.delete(reply.id);
+    clearTimeout(waiter.timer);
     if (reply.error)
       waiter.reject(new EmbeddedStoreError(reply.error.message, reply.error.code, reply.error.detail));
     else waiter.resolve(reply);
   });
-  const failAll = (error: Error) => {
+  const fail = (error: Error) => {
+    if (failure) return;
     failure = error;
-    for (const waiter of pending.values()) waiter.reject(error);
+    for (const waiter of pending.values()) {
+      clearTimeout(waiter.timer);
+      waiter.reject(error);
+    }
     pending.clear();
+    if (!opening) onLost(error);
   };
-  worker.on('error', failAll);
-  worker.on('exit', (code) => failAll(new Error(`the embedded store's thread exited (code ${code})`)));
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`the embedded store's thread exited (code ${code})`)));
 
-  const send = (body: RequestBody) =>
-    new Promise<WorkerReply & { error?: undefined }>((resolve, reject) => {
-      if (failure) {
-        reject(failure);
-        return;
-      }
-      const id = nextId++;
-      pending.set(id, { resolve, reject });
-      const request: WorkerRequest = { id, ...body };
-      worker.postMessage(request);
-    });
-
+  const thread: Thread = {
+    worker,
+    get failure() {
+      return failure;
+    },
+    send: (body) =>
+      new Promise((resolve, reject) => {
+        if (failure) {
+          reject(failure);
+          return;
+        }
+        const id = nextId++;
+        const timer = setTimeout(() => {
+          fail(
+            new EmbeddedStoreError(
+              `the embedded store did not answer within ${EMBEDDED_ANSWER_TIMEOUT_MS / 1000} s; restarting it`,
+              '57014',
+            ),
+          );
+          void worker.terminate();
+        }, EMBEDDED_ANSWER_TIMEOUT_MS);
+        timer.unref();
+        pending.set(id, { resolve, reject, timer });
+        const request: WorkerRequest = { id, ...body };
+        worker.postMessage(request);
+      }),
+  };
   try {
     await opened;
   } catch (error) {
     await worker.terminate();
     throw error;
   }
+  opening = false;
+  return thread;
+}
+
+/**
+ * Starts PGlite on its own thread in `pgDir` and resolves once it is open. A thread that dies or wedges is
+ * replaced by the next {@link Db.probe}, which also refuses while the disk has less than 32 MiB free.
+ */
+export async function startEmbeddedWorker(pgDir: string): Promise<Db> {
+  const lostListeners: ((error: unknown) => void)[] = [];
+  let closing = false;
+  const onLost = (error: Error) => {
+    if (!closing) for (const listener of lostListeners) listener(error);
+  };
+  let thread = await startThread(pgDir, onLost);
+  const send = (body: RequestBody) => thread.send(body);
+
+  // statfs costs microseconds, but a batch is written every few ms under load: look at most every 200 ms.
+  let checkedAt = 0;
+  let lastCheck: Promise<void> = Promise.resolve();
+  const checkWritable = (): Promise<void> => {
+    const now = Date.now();
+    if (now - checkedAt < 200) return lastCheck;
+    checkedAt = now;
+    lastCheck = statfs(pgDir).then(({ bavail, bsize }) => {
+      const free = bavail * bsize;
+      if (free < EMBEDDED_MIN_FREE_BYTES) {
+        checkedAt = 0;
+        throw new EmbeddedStoreError(
+          `no space left on device: ${Math.floor(free / 1024 / 1024)} MiB free where the embedded store lives ` +
+            `(${pgDir}); it needs ${EMBEDDED_MIN_FREE_BYTES / 1024 / 1024} MiB. Free some space: ingest resumes by itself.`,
+          '53100',
+        );
+      }
+    });
+    return lastCheck;
+  };
 
   const query = async <Row>(sql: string, params: readonly unknown[] = [], transaction?: number) =>
     (
@@ -107,9 +184,22 @@ export async function startEmbeddedWorker(pgDir: string): Promise<Db> {
       await send({ op: 'end', transaction: id, commit: true });
       return result;
     },
+    checkWritable,
+    async probe() {
+      await checkWritable();
+      if (thread.failure) {
+        await thread.worker.terminate();
+        thread = await startThread(pgDir, onLost);
+      }
+      await query('SELECT 1');
+    },
+    onLost(listener) {
+      lostListeners.push(listener);
+    },
     async close() {
+      closing = true;
       await send({ op: 'close' }).catch(() => undefined);
-      await worker.terminate();
+      await thread.worker.terminate();
     },
   };
 }

@@ -180,38 +180,7 @@ export class ModelState {
   readonly symlinks = new LruMap<string, true>(100_000);
   /** Dataset version uuids by the text hashes of the facets that address them (a pure memo). */
   readonly versionMemo = new LruMap<string, string>(200_000);
-  /**
-   * nodeIds (`dataset:<namespace>:<name>`, `job:...`) by id, built on demand by the analyses: an id's namespace and
-   * name never change, except that ids of a batch that failed to commit are handed out again (see clear).
-   */
-  readonly nodeIds = {
-    datasets: new Map<number, string>(),
-    jobs: new Map<number, string>(),
-    /** dataset id -> field -> `datasetField:...` */
-    fields: new Map<number, Map<string, string>>(),
-  };
   readonly next = { namespace: 1, source: 1, dataset: 1, job: 1, datasetVersion: 1, jobVersion: 1, event: 1 };
-
-  /** Forgets everything (before a {@link load} that rebuilds the mirror from the store). */
-  clear(): void {
-    for (const map of [
-      this.namespaces,
-      this.namespacesById,
-      this.sources,
-      this.datasets,
-      this.datasetsById,
-      this.jobs,
-      this.jobsById,
-      this.datasetVersions,
-      this.jobVersions,
-      this.nodeIds.datasets,
-      this.nodeIds.jobs,
-      this.nodeIds.fields,
-    ]) {
-      map.clear();
-    }
-    for (const lru of [this.runs, this.facets, this.columnEdges, this.symlinks]) lru.clear();
-  }
 
   /** Loads the exact parts of the mirror from the store. */
   async load(db: Queryable): Promise<void> {

@@ -1,14 +1,9 @@
 import { HeadwaterError } from '../../errors.js';
-import {
-  entityKey,
-  type DatasetRow,
-  type JobRow,
-  type ModelState,
-  type NamespaceRow,
-} from '../model-state.js';
+import { entityKey } from '../model-state.js';
+import type { Catalog, EntityRef, NamespaceRef } from '../read-model.js';
 
-// Names are resolved to ids through the writer's mirror, which holds every namespace, dataset and job exactly
-// as committed: a lookup costs no query, and the queries that follow can run in parallel on the id.
+// Names are resolved to ids through a catalog held in memory (the read model for readers, the writer's mirror
+// for writes): a lookup costs no query, and the queries that follow can run in parallel on the id.
 
 /** The error for a namespace that does not exist. */
 export function namespaceNotFound(name: string): HeadwaterError {
@@ -19,14 +14,21 @@ export function namespaceNotFound(name: string): HeadwaterError {
 }
 
 /** The namespace called `name` (hidden ones included, as in Marquez), or a NOT_FOUND error. */
-export function namespaceNamed(state: ModelState, name: string): NamespaceRow {
+export function namespaceNamed<N extends NamespaceRef>(
+  state: Catalog<N, EntityRef, EntityRef>,
+  name: string,
+): N {
   const namespace = state.namespaces.get(name);
   if (!namespace) throw namespaceNotFound(name);
   return namespace;
 }
 
 /** The visible (not soft-deleted) dataset `name` of `namespace`, or a NOT_FOUND error. */
-export function datasetNamed(state: ModelState, namespace: string, name: string): DatasetRow {
+export function datasetNamed<D extends EntityRef>(
+  state: Catalog<NamespaceRef, D, EntityRef>,
+  namespace: string,
+  name: string,
+): D {
   const { id } = namespaceNamed(state, namespace);
   const dataset = state.datasets.get(entityKey(id, name));
   if (!dataset || dataset.isHidden) {
@@ -39,7 +41,11 @@ export function datasetNamed(state: ModelState, namespace: string, name: string)
 }
 
 /** The visible (not soft-deleted) job `name` of `namespace`, or a NOT_FOUND error. */
-export function jobNamed(state: ModelState, namespace: string, name: string): JobRow {
+export function jobNamed<J extends EntityRef>(
+  state: Catalog<NamespaceRef, EntityRef, J>,
+  namespace: string,
+  name: string,
+): J {
   const { id } = namespaceNamed(state, namespace);
   const job = state.jobs.get(entityKey(id, name));
   if (!job || job.isHidden) {
@@ -51,8 +57,8 @@ export function jobNamed(state: ModelState, namespace: string, name: string): Jo
   return job;
 }
 
-/** `{namespace, name}` of datasets known to the mirror, sorted by namespace then name. */
-export function datasetRefs(state: ModelState, ids: Iterable<number>): { namespace: string; name: string }[] {
+/** `{namespace, name}` of datasets known to the catalog, sorted by namespace then name. */
+export function datasetRefs(state: Catalog, ids: Iterable<number>): { namespace: string; name: string }[] {
   const refs: { namespace: string; name: string }[] = [];
   for (const id of ids) {
     const dataset = state.datasetsById.get(id);

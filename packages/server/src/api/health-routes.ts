@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from './app.js';
+
+/** How long a readiness probe waits for the store before calling it unreachable. */
+const READY_PROBE_TIMEOUT_MS = 2_000;
+
+/**
+ * Liveness and readiness. `/healthz` says the process is up and serving HTTP (restart it if this fails);
+ * `/readyz` says it can do its job: the store answers within 2 s and this process may write to it, migrations
+ * are applied, and which role it has. `/healthcheck` (Marquez's path) answers as `/readyz` does, so a load
+ * balancer that polls it stops sending traffic to a server whose store is gone.
+ */
+export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void {
+  app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
+
+  const ready = async () => {
+    let reachable = true;
+    let reason: string | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        deps.db.probe(),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`the store did not answer within ${READY_PROBE_TIMEOUT_MS} ms`)),
+            READY_PROBE_TIMEOUT_MS,
+          );
+        }),
+      ]);
+    } catch (error) {
+      reachable = false;
+      reason = (error as Error).message;
+    } finally {
+      clearTimeout(timer);
+    }
+    const status = deps.health.status;
+    const ok = reachable && status.available;
+    return {
+      status: ok ? 200 : 503,
+      body: {
+        status: ok ? 'ready' : 'unavailable',
+        role: 'writer',
+        store: {
+          kind: deps.db.kind,
+          reachable,
+          writable: status.available,
+          ...(reason !== undefined || status.reason !== undefined ? { reason: reason ?? status.reason } : {}),
+          ...(status.since !== undefined ? { unavailableSince: new Date(status.since).toISOString() } : {}),
+        },
+        // Migrations run before the server listens: a server that answers has applied them all.
+        migrations: { applied: true },
+        version: deps.version,
+      },
+    };
+  };
+
+  for (const path of ['/readyz', '/healthcheck']) {
+    app.get(path, { schema: { hide: true } }, async (_request, reply) => {
+      const { status, body } = await ready();
+      if (status !== 200) void reply.header('retry-after', String(deps.health.retryAfterSeconds));
+      return reply.status(status).send(body);
+    });
+  }
+}

@@ -1,0 +1,120 @@
+import { HeadwaterError } from '../errors.js';
+import { checkEventLimits, DEFAULT_EVENT_LIMITS, type EventLimits } from './limits.js';
+import { normalizeEvent, type NormalizedEvent } from './normalize.js';
+import type { IngestPipeline } from './pipeline.js';
+import type { ValidationIssue, Validator } from './validate.js';
+
+/** One decoded event as a source received it, with the exact text it came as when the source has it. */
+export interface IncomingEvent {
+  readonly value: unknown;
+  /** The event's JSON text as sent (stored and served as is); re-serialised from `value` when absent. */
+  readonly text?: string;
+}
+
+/** What became of one event. */
+export type EventOutcome =
+  | { readonly status: 'stored' }
+  | { readonly status: 'duplicate' }
+  /** Wrong as sent: sending it again fails again (HTTP 4xx, a dead-letter topic). */
+  | { readonly status: 'invalid'; readonly reason: string; readonly issues: readonly string[] }
+  /** The store refused this event for a reason of its own (a defect to report, not the producer's fault). */
+  | { readonly status: 'failed'; readonly reason: string; readonly error: unknown }
+  /** Not stored because the store or the server could not take it now: send it again later. */
+  | { readonly status: 'unavailable'; readonly reason: string; readonly retryAfterSeconds: number };
+
+/** An event that passed the checks, ready for the pipeline, or why it did not. */
+export type CheckedEvent =
+  | { readonly ok: true; readonly event: NormalizedEvent }
+  | { readonly ok: false; readonly outcome: EventOutcome & { status: 'invalid' } };
+
+const formatIssues = (issues: readonly ValidationIssue[]) =>
+  issues.map((issue) => `${issue.path}: ${issue.message}`);
+
+/**
+ * The one way in for events, whatever carries them (HTTP, batch, NDJSON files, stream consumers): limits,
+ * validation, normalisation, then the pipeline's group commit. Each event gets its own outcome, so one bad event
+ * never takes a good one down with it, and a store that is away is told apart from an event that is wrong.
+ */
+export class IngestFrontDoor {
+  readonly #validator: Validator;
+  readonly #pipeline: IngestPipeline;
+  readonly #limits: EventLimits;
+
+  constructor(validator: Validator, pipeline: IngestPipeline, limits: EventLimits = DEFAULT_EVENT_LIMITS) {
+    this.#validator = validator;
+    this.#pipeline = pipeline;
+    this.#limits = limits;
+  }
+
+  /** Checks one decoded event: its limits first (so nothing later meets a hostile shape), then the schema. */
+  check(incoming: IncomingEvent): CheckedEvent {
+    const { value, text } = incoming;
+    const limitIssues = checkEventLimits(value, this.#limits);
+    if (limitIssues.length > 0) return invalid(formatIssues(limitIssues));
+    const result = this.#validator.validate(value);
+    if (!result.ok) return invalid(formatIssues(result.issues));
+    const event = value as Record<string, unknown>;
+    return {
+      ok: true,
+      event:
+        text === undefined ? normalizeEvent(event, result.kind) : normalizeEvent(event, result.kind, text),
+    };
+  }
+
+  #commit(events: readonly NormalizedEvent[]): Promise<EventOutcome[]> {
+    return commitEach(this.#pipeline, events);
+  }
+
+  /**
+   * Commits the valid events among `incoming` together and resolves with one outcome per event, in order, once
+   * the stored ones are durable. Never rejects for a store that is away: those events come back 'unavailable'.
+   */
+  async submit(incoming: readonly (IncomingEvent | CheckedEvent)[]): Promise<EventOutcome[]> {
+    const outcomes: (EventOutcome | undefined)[] = [];
+    const accepted: NormalizedEvent[] = [];
+    const positions: number[] = [];
+    incoming.forEach((item, index) => {
+      const checked = 'ok' in item ? item : this.check(item);
+      if (checked.ok) {
+        accepted.push(checked.event);
+        positions.push(index);
+        outcomes.push(undefined);
+      } else outcomes.push(checked.outcome);
+    });
+    if (accepted.length > 0) {
+      const committed = await this.#commit(accepted);
+      positions.forEach((position, index) => (outcomes[position] = committed[index]!));
+    }
+    return outcomes as EventOutcome[];
+  }
+}
+
+/** Outcomes of committing `events` together: if the store refuses the group, each event is tried alone. */
+async function commitEach(
+  pipeline: IngestPipeline,
+  events: readonly NormalizedEvent[],
+): Promise<EventOutcome[]> {
+  try {
+    return (await pipeline.submit(events)).map((status) => ({ status }));
+  } catch (error) {
+    if (error instanceof HeadwaterError && error.retriable) {
+      const outcome: EventOutcome = {
+        status: 'unavailable',
+        reason: error.message,
+        retryAfterSeconds: error.retryAfterSeconds ?? 1,
+      };
+      return events.map(() => outcome);
+    }
+    if (events.length === 1) {
+      const message = error instanceof Error ? error.message : String(error);
+      return [{ status: 'failed', reason: `the store could not take this event: ${message}`, error }];
+    }
+    // One event the checks let through broke the write of the group: find it, store the others.
+    const outcomes = await Promise.all(events.map((event) => commitEach(pipeline, [event])));
+    return outcomes.flat();
+  }
+}
+
+function invalid(issues: string[]): CheckedEvent {
+  return { ok: false, outcome: { status: 'invalid', reason: issues.join('; '), issues } };
+}

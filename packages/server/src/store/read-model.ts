@@ -1,0 +1,150 @@
+import type { Changeset } from '../ingest/derive.js';
+import type { Queryable } from './db.js';
+import { entityKey } from './model-state.js';
+
+/** A namespace as readers see it. */
+export interface NamespaceRef {
+  readonly id: number;
+  readonly name: string;
+  readonly isHidden: boolean;
+}
+
+/** A dataset or job as readers see it: its id, where it lives, and whether it is soft-deleted. */
+export interface EntityRef {
+  readonly id: number;
+  readonly namespaceId: number;
+  readonly name: string;
+  readonly isHidden: boolean;
+}
+
+/**
+ * Names and ids of namespaces, datasets and jobs, looked up by name or by id. Both the read model and the
+ * writer's mirror (ModelState) have this shape, so the lookups in store/queries/lookup.ts serve both.
+ */
+export interface Catalog<
+  N extends NamespaceRef = NamespaceRef,
+  D extends EntityRef = EntityRef,
+  J extends EntityRef = EntityRef,
+> {
+  readonly namespaces: ReadonlyMap<string, N>;
+  readonly namespacesById: ReadonlyMap<number, N>;
+  readonly datasets: ReadonlyMap<string, D>;
+  readonly datasetsById: ReadonlyMap<number, D>;
+  readonly jobs: ReadonlyMap<string, J>;
+  readonly jobsById: ReadonlyMap<number, J>;
+}
+
+/**
+ * What readers resolve names and ids against: exactly what is committed. The writer's mirror runs ahead of the
+ * store (it takes a batch's changes as soon as they are derived, before the write commits, and is rebuilt after
+ * a failed write); readers never see it. This model takes only committed changesets and the outcome of
+ * committed exclusive writes (soft deletes, namespaces made through the API), so a batch in flight is never
+ * visible, and a writer's recovery never makes a committed dataset disappear.
+ *
+ * Memory: one small entry per namespace, dataset and job (the current graph), plus the nodeId text of those an
+ * answer has named (at most one per entity and field).
+ */
+export class ReadModel implements Catalog {
+  readonly #namespaces = new Map<string, NamespaceRef>();
+  readonly #namespacesById = new Map<number, NamespaceRef>();
+  readonly #datasets = new Map<string, EntityRef>();
+  readonly #datasetsById = new Map<number, EntityRef>();
+  readonly #jobs = new Map<string, EntityRef>();
+  readonly #jobsById = new Map<number, EntityRef>();
+  /**
+   * nodeIds (`dataset:<namespace>:<name>`, `job:...`) by id, built on demand by the analyses. An id's namespace
+   * and name never change, and ids are never handed out twice, so entries never go stale.
+   */
+  readonly nodeIds = {
+    datasets: new Map<number, string>(),
+    jobs: new Map<number, string>(),
+    /** dataset id -> field -> `datasetField:...` */
+    fields: new Map<number, Map<string, string>>(),
+  };
+
+  get namespaces(): ReadonlyMap<string, NamespaceRef> {
+    return this.#namespaces;
+  }
+  get namespacesById(): ReadonlyMap<number, NamespaceRef> {
+    return this.#namespacesById;
+  }
+  get datasets(): ReadonlyMap<string, EntityRef> {
+    return this.#datasets;
+  }
+  get datasetsById(): ReadonlyMap<number, EntityRef> {
+    return this.#datasetsById;
+  }
+  get jobs(): ReadonlyMap<string, EntityRef> {
+    return this.#jobs;
+  }
+  get jobsById(): ReadonlyMap<number, EntityRef> {
+    return this.#jobsById;
+  }
+
+  /** Loads the committed namespaces, datasets and jobs. */
+  async load(db: Queryable): Promise<void> {
+    for (const row of await db.query<NamespaceRow>('SELECT id, name, is_hidden FROM namespaces')) {
+      this.setNamespace({ id: row.id, name: row.name, isHidden: row.is_hidden });
+    }
+    for (const [table, set] of [
+      ['datasets', (ref: EntityRef) => this.#setDataset(ref)],
+      ['jobs', (ref: EntityRef) => this.#setJob(ref)],
+    ] as const) {
+      for (const row of await db.query<EntityRow>(`SELECT id, namespace_id, name, is_hidden FROM ${table}`)) {
+        set({ id: row.id, namespaceId: row.namespace_id, name: row.name, isHidden: row.is_hidden });
+      }
+    }
+  }
+
+  /** Takes in a committed changeset. */
+  apply(changes: Changeset): void {
+    for (const row of changes.namespaces.values()) this.setNamespace(row);
+    for (const row of changes.datasets.values()) this.#setDataset(row);
+    for (const row of changes.jobs.values()) this.#setJob(row);
+  }
+
+  /** Records a committed namespace (made or changed through the API). */
+  setNamespace(row: NamespaceRef): void {
+    const ref = { id: row.id, name: row.name, isHidden: row.isHidden };
+    this.#namespaces.set(ref.name, ref);
+    this.#namespacesById.set(ref.id, ref);
+  }
+
+  /** Records a committed soft delete (or its undoing). */
+  setHidden(kind: 'namespace' | 'dataset' | 'job', id: number, isHidden: boolean): void {
+    if (kind === 'namespace') {
+      const row = this.#namespacesById.get(id);
+      if (row) this.setNamespace({ ...row, isHidden });
+      return;
+    }
+    const row = (kind === 'dataset' ? this.#datasetsById : this.#jobsById).get(id);
+    if (!row) return;
+    if (kind === 'dataset') this.#setDataset({ ...row, isHidden });
+    else this.#setJob({ ...row, isHidden });
+  }
+
+  #setDataset(row: EntityRef): void {
+    const ref = { id: row.id, namespaceId: row.namespaceId, name: row.name, isHidden: row.isHidden };
+    this.#datasets.set(entityKey(ref.namespaceId, ref.name), ref);
+    this.#datasetsById.set(ref.id, ref);
+  }
+
+  #setJob(row: EntityRef): void {
+    const ref = { id: row.id, namespaceId: row.namespaceId, name: row.name, isHidden: row.isHidden };
+    this.#jobs.set(entityKey(ref.namespaceId, ref.name), ref);
+    this.#jobsById.set(ref.id, ref);
+  }
+}
+
+interface NamespaceRow {
+  id: number;
+  name: string;
+  is_hidden: boolean;
+}
+
+interface EntityRow {
+  id: number;
+  namespace_id: number;
+  name: string;
+  is_hidden: boolean;
+}
