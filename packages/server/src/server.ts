@@ -66,9 +66,20 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     db.onLost((error) => health.markDown(error));
     const pipeline = new IngestPipeline(db, state, { health });
     const statistics = db.kind === 'embedded' ? new StatisticsKeeper(db, state.next.event - 1) : undefined;
-    pipeline.onCommit((changes) => {
+    // Jobs whose cutoff must be read again from the store (rare: a late event moved a completed run's start).
+    const refresh = new Set<number>();
+    pipeline.onCommit(async (changes) => {
       readModel.apply(changes);
-      graph.apply(changes);
+      for (const jobId of graph.apply(changes)) refresh.add(jobId);
+      if (refresh.size > 0) {
+        try {
+          await graph.refresh(db, [...refresh]);
+          refresh.clear();
+        } catch (error) {
+          // Tried again after the next commit.
+          app.log.warn({ err: error }, 'could not refresh the lineage of jobs whose cutoff moved back');
+        }
+      }
       columnGraph.apply(changes);
       if (statistics) {
         // One job sighting of kind 0 per run or job event, one dataset sighting of kind 2 per DatasetEvent.

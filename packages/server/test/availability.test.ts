@@ -171,7 +171,7 @@ describe.skipIf(unavailable !== undefined)('a server whose PostgreSQL goes away'
     expect([...result.acknowledged].filter((runId) => !stored.has(runId))).toEqual([]);
     expect(output).toMatch(/the store is unavailable/);
     expect(output).toMatch(/the store is available again/);
-  });
+  }, 180_000);
 
   it('survives the termination of the connection that holds the writer lock, and takes the lock again', async () => {
     const generator = load(server.url, 2);
@@ -225,11 +225,12 @@ describe.skipIf(unavailable !== undefined)('the embedded store on a full disk', 
     server.process.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const generator = load(server.url, 2);
     await sleep(1500);
-    // Leave a few MiB: the next writes run out of space.
+    // Leave 20 MiB, under the 32 MiB the store keeps free: enough for a write already in flight to finish (a new
+    // 16 MiB WAL segment included), not enough to be taken for a usable disk.
     const { stdout } = await run('df', ['--output=avail', '-B1', mount]);
     const free = Number(stdout.trim().split('\n').pop());
     const filler = path.join(mount, 'filler');
-    await run('fallocate', ['-l', String(free - 6 * 1024 * 1024), filler]);
+    await run('fallocate', ['-l', String(free - 20 * 1024 * 1024), filler]);
     await until('a 503 for the full disk', async () => (await postOne(server!.url)) === 503, 60_000);
     const ready = await fetch(`${server.url}/readyz`);
     expect(ready.status).toBe(503);
@@ -255,5 +256,5 @@ describe.skipIf(unavailable !== undefined)('the embedded store on a full disk', 
     } finally {
       await db.close();
     }
-  });
+  }, 180_000);
 });

@@ -37,10 +37,6 @@ const HOSTILE: Record<string, { text: () => string; says: RegExp }> = {
     text: () => JSON.stringify(good('x')).replace('"name":"writes_x"', '"name":"bad\\ud800name"'),
     says: /\$\.job\.name: the text contains an unpaired UTF-16 surrogate/,
   },
-  'a NUL in a dataset name': {
-    text: () => JSON.stringify(good('x')).replace('"name":"x"', '"name":"x\\u0000y"'),
-    says: /\$\.outputs\[0\]\.name: the text contains a NUL character/,
-  },
   'a dataset name of a million characters': {
     text: () => JSON.stringify(good('n'.repeat(1_000_000))),
     says: /\$\.outputs\[0\]\.name: is 1000000 bytes long; names may have at most 1024 bytes/,
@@ -119,10 +115,10 @@ describe.each(backends())('hostile events on the $name store', (backend) => {
   it('finds the one event the store refuses inside a batch and stores the others', async () => {
     const db = ctx.server.db as { -readonly [K in keyof Db]: Db[K] };
     const query = db.query.bind(db);
-    db.query = ((sql: string, params?: readonly unknown[], name?: string) =>
+    db.query = (sql: string, params?: readonly unknown[], name?: string) =>
       sql.startsWith('WITH') && JSON.stringify(params ?? []).includes('refused_by_store')
         ? Promise.reject(new Error('value too long for the store'))
-        : query(sql, params, name)) as Db['query'];
+        : query(sql, params, name);
     try {
       const events = ['kept_1', 'refused_by_store', 'kept_2', 'kept_3'].map((name) =>
         JSON.stringify(good(name)),

@@ -16,8 +16,16 @@ export interface JobGraphView {
   datasetsOf(jobId: number, direction: 0 | 1): number[];
   /** Jobs that read (0) or write (1) a dataset. */
   jobsOf(datasetId: number, direction: 0 | 1): number[];
-  /** The lineage of a node up to `depth` jobs away, now or as of event time `at`. */
-  traverse(start: GraphNode, depth: number, direction: LineageDirection, at?: number): Subgraph;
+  /** The lineage of a node up to `depth` jobs away, now. */
+  traverse(start: GraphNode, depth: number, direction: LineageDirection): Subgraph;
+  /** The lineage of a node up to `depth` jobs away as of event time `at`, from the store's history. */
+  traverseAsOf(
+    db: Queryable,
+    start: GraphNode,
+    depth: number,
+    direction: LineageDirection,
+    at: number,
+  ): Promise<Subgraph>;
 }
 
 /** The column-level lineage an analysis walks (ColumnGraph implements it). */

@@ -116,8 +116,10 @@ export async function graphDiff(source: AnalysisSource, query: GraphDiffQuery): 
     throw new HeadwaterError('NOT_FOUND', `The node did not exist at ${to.toISOString()}.`);
   }
   const nothing: Subgraph = { datasets: new Set(), jobs: new Set(), edges: [] };
-  const before = existedBefore ? graph.traverse(start, depth, direction, from.getTime()) : nothing;
-  const after = graph.traverse(start, depth, direction, to.getTime());
+  const [before, after] = await Promise.all([
+    existedBefore ? graph.traverseAsOf(db, start, depth, direction, from.getTime()) : nothing,
+    graph.traverseAsOf(db, start, depth, direction, to.getTime()),
+  ]);
   const idOf = (node: GraphNode) =>
     node.kind === 'dataset' ? datasetNodeId(state, node.id) : jobNodeId(state, node.id);
   const startId = idOf(start);

@@ -295,9 +295,15 @@ export async function loadJobNodeDataAsOf(
   ids: readonly number[],
   at: Date,
 ): Promise<Map<number, JobNodeData>> {
-  const jobs = await jobsAsOfWithRuns(deps, ids, at, 1);
+  const [jobs, edges] = await Promise.all([
+    jobsAsOfWithRuns(deps, ids, at, 1),
+    deps.graph.edgesAsOf(deps.db, ids, at.getTime()),
+  ]);
   return new Map(
-    jobs.map(({ record, runs }) => [record.id, jobNodeData(deps, record, runs[0] ?? null, at.getTime())]),
+    jobs.map(({ record, runs }) => [
+      record.id,
+      jobNodeData(deps, record, runs[0] ?? null, edges.get(record.id)),
+    ]),
   );
 }
 
@@ -306,10 +312,11 @@ const LATEST_RUNS = 10;
 
 /** A Job as it was at `at` (facets, runs, inputs and outputs of then), or undefined if it did not exist. */
 export async function loadJobAsOf(deps: GraphDeps, id: number, at: Date): Promise<JobJson | undefined> {
-  const [jobs, facets] = await Promise.all([
+  const [jobs, facets, edges] = await Promise.all([
     jobsAsOfWithRuns(deps, [id], at, LATEST_RUNS),
     facetsAsOf<number>(deps.db, 'job', [id], at),
+    deps.graph.edgesAsOf(deps.db, [id], at.getTime()),
   ]);
   const job = jobs[0];
-  return job && jobJson(deps, job.record, facets.get(id) ?? {}, job.runs, at.getTime());
+  return job && jobJson(deps, job.record, facets.get(id) ?? {}, job.runs, edges.get(id));
 }

@@ -60,7 +60,11 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
         starts = columnGraph.fieldsOf(datasetNamed(state, node.namespace, node.name).id, at);
       } else {
         const job = jobNamed(state, node.namespace, node.name);
-        starts = graph.datasetsOf(job.id, 1, at).flatMap((id) => columnGraph.fieldsOf(id, at));
+        const outputs =
+          at === undefined
+            ? graph.datasetsOf(job.id, 1)
+            : (await graph.edgesAsOf(db, [job.id], at)).get(job.id)!.outputs;
+        starts = outputs.flatMap((id) => columnGraph.fieldsOf(id, at));
       }
       const reached = columnGraph.traverse(starts, depth, withDownstream, at);
       const datasetIds = [...new Set([...reached.values()].map((ref) => ref.datasetId))];

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { countEvents } from '../store/queries/events.js';
 import type { AppDeps } from './app.js';
 
 interface EventsQuery {
@@ -39,10 +40,10 @@ export function registerEventRoutes(app: FastifyInstance, { db }: AppDeps): void
           `SELECT body FROM events WHERE ${where} ORDER BY event_time ${direction}, id ${direction} LIMIT $3 OFFSET $4`,
           [...params, limit, offset],
         ),
-        db.query<{ count: number }>(`SELECT count(*)::int AS count FROM events WHERE ${where}`, params),
+        countEvents(db, new Date(params[0]!), new Date(params[1]!)),
       ]);
       // Bodies are stored as JSON text: splice them in rather than parse and re-serialise every event.
-      const text = `{"events":[${rows.map((row) => row.body).join(',')}],"totalCount":${total[0]?.count ?? 0}}`;
+      const text = `{"events":[${rows.map((row) => row.body).join(',')}],"totalCount":${total}}`;
       return reply.type('application/json; charset=utf-8').send(text);
     },
   );

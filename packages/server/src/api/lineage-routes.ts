@@ -80,7 +80,9 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
       const start = resolveNode(state, request.query.nodeId);
       const direction = request.query.direction.toLowerCase() as LineageDirection;
       const asOf = parseAsOf(request.query.asOf);
-      const subgraph = graph.traverse(start, request.query.depth, direction, asOf?.getTime());
+      const subgraph = asOf
+        ? await graph.traverseAsOf(db, start, request.query.depth, direction, asOf.getTime())
+        : graph.traverse(start, request.query.depth, direction);
       const [datasetData, jobData] = asOf
         ? await Promise.all([
             loadDatasetNodeDataAsOf(deps, [...subgraph.datasets], asOf).then(texts),

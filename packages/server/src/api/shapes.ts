@@ -27,7 +27,7 @@ import type { NamespaceRecord } from '../store/queries/namespaces.js';
 import { findRuns, latestRunsOfJobs, runIo, type RunRecord } from '../store/queries/runs.js';
 import type { SourceRecord } from '../store/queries/sources.js';
 import type { Queryable } from '../store/db.js';
-import type { Ms } from '../store/model-state.js';
+import type { JobEdges } from '../graph/lineage-graph.js';
 import type { AppDeps } from './app.js';
 
 // ---- JSON shapes -------------------------------------------------------------------------------------------
@@ -430,15 +430,23 @@ export function runJson(
 
 type GraphDeps = Pick<AppDeps, 'state' | 'graph'>;
 
+/** The inputs and outputs of a job: `edges` when given (those of a past time), else its current edges. */
+function jobEdges(deps: GraphDeps, id: number, edges: JobEdges | undefined) {
+  return {
+    inputs: datasetRefs(deps.state, edges?.inputs ?? deps.graph.datasetsOf(id, 0)),
+    outputs: datasetRefs(deps.state, edges?.outputs ?? deps.graph.datasetsOf(id, 1)),
+  };
+}
+
 /**
- * Builds the lineage-graph data of a job (Marquez's JobData); inputs and outputs are its current edges (as of
- * event time `at`, when given).
+ * Builds the lineage-graph data of a job (Marquez's JobData); inputs and outputs are its current edges, or
+ * `edges` (those of a past time) when given.
  */
 export function jobNodeData(
   deps: GraphDeps,
   record: JobRecord,
   latestRun: RunJson | null,
-  at?: Ms,
+  edges?: JobEdges,
 ): JobNodeData {
   return {
     id: { namespace: record.namespace, name: record.name },
@@ -450,8 +458,7 @@ export function jobNodeData(
     createdAt: iso(record.createdAt),
     updatedAt: iso(record.updatedAt),
     namespace: record.namespace,
-    inputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 0, at)),
-    outputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 1, at)),
+    ...jobEdges(deps, record.id, edges),
     location: record.location,
     description: record.description,
     latestRun,
@@ -468,15 +475,15 @@ function parentOf(record: JobRecord): { parentJobName?: string; parentJobUuid?: 
 
 /**
  * Builds a Job: inputs and outputs are its current edges in the lineage graph (soft-deleted datasets left
- * out; as of event time `at`, when given), latestRun the first of `latestRuns` (newest first), null when the
- * job has no run, as in Marquez.
+ * out), or `edges` (those of a past time) when given; latestRun the first of `latestRuns` (newest first), null
+ * when the job has no run, as in Marquez.
  */
 export function jobJson(
   deps: GraphDeps,
   record: JobRecord,
   facets: Facets,
   latestRuns: readonly RunJson[],
-  at?: Ms,
+  edges?: JobEdges,
 ): JobJson {
   return {
     id: { namespace: record.namespace, name: record.name },
@@ -487,8 +494,7 @@ export function jobJson(
     createdAt: iso(record.createdAt),
     updatedAt: iso(record.updatedAt),
     namespace: record.namespace,
-    inputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 0, at)),
-    outputs: datasetRefs(deps.state, deps.graph.datasetsOf(record.id, 1, at)),
+    ...jobEdges(deps, record.id, edges),
     location: record.location,
     description: record.description,
     latestRun: latestRuns[0] ?? null,

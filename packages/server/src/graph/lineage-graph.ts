@@ -21,90 +21,100 @@ export interface Subgraph {
   readonly edges: readonly GraphEdge[];
 }
 
-/** When an edge was seen: every distinct eventTime of an event naming it, ascending. */
-type Sightings = number[];
+/** The latest eventTime an event named an edge at. */
+type LastSeen = Ms;
 
-/** A run that completed (or a JobEvent): from then on, its job's edges are the ones it named. */
-interface Completion {
-  /** The run's first eventTime (the JobEvent's time). */
-  first: Ms;
-  /** The earliest COMPLETE event of the run (the JobEvent's time). */
-  completedAt: Ms;
+/** The edges of jobs as of a time: job -> datasets read (0) and written (1). */
+export interface JobEdges {
+  readonly inputs: number[];
+  readonly outputs: number[];
 }
 
-/** Index of the last element of ascending `list` that is <= `at`, or -1. */
-function lastAtOrBefore(list: readonly number[], at: number): number {
-  let low = 0;
-  let high = list.length - 1;
-  let found = -1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    if (list[middle]! <= at) {
-      found = middle;
-      low = middle + 1;
-    } else {
-      high = middle - 1;
-    }
-  }
-  return found;
-}
-
-/** Adds `time` to ascending `list` unless present. */
-function insertTime(list: number[], time: number): void {
-  const index = lastAtOrBefore(list, time);
-  if (index >= 0 && list[index] === time) return;
-  list.splice(index + 1, 0, time);
+/** The completion that sets a job's present cutoff: the latest start among its completed runs. */
+interface Cutoff {
+  /** The first eventTime of that run (the JobEvent's time). */
+  readonly at: Ms;
+  /** The run's uuid, or `job@<event hash>` for a JobEvent. */
+  readonly key: string;
 }
 
 /**
- * The job-level lineage graph, kept in memory: adjacency in both directions with the times each edge was seen.
- * Traversals are plain BFS with a visited set, so a depth-20 walk over a large graph costs what it reaches,
- * not what the graph holds. Loaded once from the history tables at start and updated after every commit.
+ * Completed runs and JobEvents of the jobs in `$1` (int[]): `first` is a run's first eventTime, `completed_at`
+ * the time of its earliest COMPLETE. A JobEvent is a completion that starts and ends at its own time.
+ */
+const COMPLETIONS_SQL = `
+  SELECT s.job_id, s.run_uuid::text AS key, r.created_at AS first, min(s.event_time) AS completed_at
+  FROM job_sightings s JOIN runs r ON r.uuid = s.run_uuid
+  WHERE s.job_id = ANY($1::int[]) AND s.kind = 0 AND s.event_type = 'COMPLETE'
+  GROUP BY s.job_id, s.run_uuid, r.created_at
+  UNION ALL
+  SELECT job_id, 'job@' || event_hash, event_time, event_time FROM job_sightings
+  WHERE job_id = ANY($1::int[]) AND kind = 0 AND run_uuid IS NULL`;
+
+/** The present cutoff (and the completion that sets it) of each job in `$1` that has completed. */
+const CUTOFFS_SQL = `
+  SELECT DISTINCT ON (job_id) job_id, key, first FROM (${COMPLETIONS_SQL}) c
+  ORDER BY job_id, first DESC, key`;
+
+/**
+ * The edges current at `$2` of the jobs (side 'job') or datasets (side 'dataset') in `$1`, in the directions in
+ * `$3`: named by an event at or before `$2`, and not retired by a run of the job that completed by `$2` having
+ * started after the edge was last named then.
+ */
+const edgesAsOfSql = (side: 'job' | 'dataset') => `
+  WITH seen AS (
+    SELECT job_id, kind AS direction, dataset_id, max(event_time) AS last_seen
+    FROM dataset_sightings
+    WHERE ${side}_id = ANY($1::int[]) AND job_id IS NOT NULL AND kind = ANY($3::smallint[]) AND event_time <= $2
+    GROUP BY job_id, kind, dataset_id
+  ),
+  cut AS (
+    SELECT job_id, max(first) AS cutoff FROM (${COMPLETIONS_SQL.replaceAll('$1::int[]', 'ARRAY(SELECT DISTINCT job_id FROM seen)')}) c
+    WHERE completed_at <= $2 GROUP BY job_id
+  )
+  SELECT seen.job_id, seen.direction, seen.dataset_id FROM seen LEFT JOIN cut USING (job_id)
+  WHERE cut.cutoff IS NULL OR seen.last_seen >= cut.cutoff`;
+
+/**
+ * The job-level lineage graph of now, kept in memory: each current edge with the last time an event named it,
+ * in both directions, and each job's cutoff. Traversals are plain BFS with a visited set, so a depth-20 walk
+ * over a large graph costs what it reaches, not what the graph holds. Loaded at start from the compact table
+ * of current edges (lineage_edges) and updated after every commit.
  *
  * An edge is current unless its job completed a run that started after the edge was last seen (that run did
- * not name it): the cutoff of a job is the first eventTime of its latest completed run (or its latest JobEvent).
- * Streaming jobs, which never complete, keep every edge they have reported. Every question can be asked as of
- * an event time `at`: the edges seen by then, against the runs completed by then, which is what a store holding
- * only the events up to `at` would answer. Soft deletes are of the present and do not apply to the past.
+ * not name it): the cutoff of a job is the first eventTime of its latest-starting completed run (or its latest
+ * JobEvent). Streaming jobs, which never complete, keep every edge they have reported. Edges retired by the
+ * cutoff leave memory.
+ *
+ * Memory: one number per current edge and per job, so it follows the current graph, never the number of
+ * events. Questions about the past ({@link traverseAsOf}, {@link edgesAsOf}) are answered from the history in
+ * the store, as a store holding only the events up to then would answer them. Soft deletes are of the present
+ * and do not apply to the past.
  */
 export class LineageGraph {
-  /** job -> dataset -> sightings, for inputs (reads) and outputs (writes). */
-  readonly #reads = new Map<number, Map<number, Sightings>>();
-  readonly #writes = new Map<number, Map<number, Sightings>>();
+  /** job -> dataset -> last seen, for inputs (reads) and outputs (writes). Current edges only. */
+  readonly #reads = new Map<number, Map<number, LastSeen>>();
+  readonly #writes = new Map<number, Map<number, LastSeen>>();
   /** dataset -> jobs reading / writing it. */
   readonly #readers = new Map<number, Set<number>>();
   readonly #writers = new Map<number, Set<number>>();
-  /** job -> run uuid (or `job@<time>` for a JobEvent) -> its completion. */
-  readonly #completions = new Map<number, Map<string, Completion>>();
-  /** job -> the present cutoff (the largest `first` of its completions). */
-  readonly #cutoff = new Map<number, Ms>();
-  /** job -> its completions as a search index for past cutoffs (built on demand, dropped on change). */
-  readonly #cutoffIndex = new Map<number, { completedAt: number[]; cutoff: number[] }>();
+  /** job -> the completion that sets its present cutoff. */
+  readonly #cutoff = new Map<number, Cutoff>();
   readonly #hiddenJobs = new Set<number>();
   readonly #hiddenDatasets = new Set<number>();
 
-  /** Loads the graph from the store. */
+  /** Loads the current graph from the store. */
   async load(db: Queryable): Promise<void> {
-    const sightings = await db.query<{ job_id: number; kind: number; dataset_id: number; at: Date }>(
-      `SELECT job_id, kind, dataset_id, event_time AS at FROM dataset_sightings
-       WHERE job_id IS NOT NULL AND kind IN (0, 1) ORDER BY event_time`,
-    );
-    for (const row of sightings) this.#addSighting(row.job_id, row.kind, row.dataset_id, row.at.getTime());
-    const completions = await db.query<{ job_id: number; run: string; first: Date; completed_at: Date }>(
-      `SELECT s.job_id, s.run_uuid::text AS run, r.created_at AS first, min(s.event_time) AS completed_at
-       FROM job_sightings s JOIN runs r ON r.uuid = s.run_uuid
-       WHERE s.kind = 0 AND s.event_type = 'COMPLETE'
-       GROUP BY s.job_id, s.run_uuid, r.created_at
-       UNION ALL
-       SELECT job_id, 'job@' || event_hash, event_time, event_time FROM job_sightings
-       WHERE kind = 0 AND run_uuid IS NULL`,
-    );
-    const touched = new Set<number>();
-    for (const row of completions) {
-      this.#complete(row.job_id, row.run, row.first.getTime(), row.completed_at.getTime());
-      touched.add(row.job_id);
+    for (const row of await db.query<{ job_id: number; key: string; first: Date }>(
+      CUTOFFS_SQL.replaceAll('$1::int[]', 'ARRAY(SELECT id FROM jobs)'),
+    )) {
+      this.#cutoff.set(row.job_id, { at: row.first.getTime(), key: row.key });
     }
-    for (const jobId of touched) this.#updateCutoff(jobId);
+    for (const row of await db.query<{ job_id: number; direction: number; dataset_id: number; at: Date }>(
+      'SELECT job_id, direction, dataset_id, last_seen AS at FROM lineage_edges',
+    )) {
+      this.#addSighting(row.job_id, row.direction, row.dataset_id, row.at.getTime());
+    }
     for (const job of await db.query<{ id: number }>('SELECT id FROM jobs WHERE is_hidden')) {
       this.#hiddenJobs.add(job.id);
     }
@@ -113,38 +123,60 @@ export class LineageGraph {
     }
   }
 
-  /** Takes in a committed changeset. */
-  apply(changes: Changeset): void {
+  /**
+   * Takes in a committed changeset. Returns the jobs whose cutoff may have moved back (a completed run learnt of
+   * an earlier event), which {@link refresh} must read again from the store; usually none.
+   */
+  apply(changes: Changeset): number[] {
+    const stale = new Set<number>();
+    // Completions first: the edges of this very batch are then judged against the cutoff they make.
+    for (const sighting of changes.jobSightings.values()) {
+      if (sighting.kind !== 0) continue;
+      if (sighting.runUuid === null) {
+        this.#complete(sighting.jobId, `job@${sighting.eventHash}`, sighting.eventTime);
+      } else if (sighting.eventType === 'COMPLETE') {
+        const run = changes.runs.get(sighting.runUuid);
+        this.#complete(sighting.jobId, sighting.runUuid, run?.aggregate.firstEventAt ?? sighting.eventTime);
+      }
+    }
+    // The run that sets a cutoff may have learnt of an earlier event: its start moved back, and another
+    // completion (which only the store knows) may set the cutoff now.
+    for (const run of changes.runs.values()) {
+      const cutoff = this.#cutoff.get(run.jobId);
+      if (cutoff?.key === run.uuid && run.aggregate.firstEventAt < cutoff.at) stale.add(run.jobId);
+    }
     for (const sighting of changes.datasetSightings.values()) {
       if (sighting.jobId !== null && (sighting.kind === 0 || sighting.kind === 1)) {
         this.#addSighting(sighting.jobId, sighting.kind, sighting.datasetId, sighting.eventTime);
       }
     }
-    const touched = new Set<number>();
-    for (const sighting of changes.jobSightings.values()) {
-      if (sighting.kind !== 0) continue;
-      if (sighting.runUuid === null) {
-        const t = sighting.eventTime;
-        this.#complete(sighting.jobId, `job@${sighting.eventHash}`, t, t);
-        touched.add(sighting.jobId);
-      } else if (sighting.eventType === 'COMPLETE') {
-        const run = changes.runs.get(sighting.runUuid);
-        const first = run?.aggregate.firstEventAt ?? sighting.eventTime;
-        this.#complete(sighting.jobId, sighting.runUuid, first, sighting.eventTime);
-        touched.add(sighting.jobId);
-      }
-    }
-    // A run that completed earlier may have learnt of an earlier event: its start moves back.
-    for (const run of changes.runs.values()) {
-      const completion = this.#completions.get(run.jobId)?.get(run.uuid);
-      if (completion && run.aggregate.firstEventAt < completion.first) {
-        completion.first = run.aggregate.firstEventAt;
-        touched.add(run.jobId);
-      }
-    }
-    for (const jobId of touched) this.#updateCutoff(jobId);
     for (const job of changes.jobs.values()) this.setHidden('job', job.id, job.isHidden);
     for (const dataset of changes.datasets.values()) this.setHidden('dataset', dataset.id, dataset.isHidden);
+    return [...stale];
+  }
+
+  /** Reads the cutoffs and current edges of `jobIds` again from the store (see {@link apply}). */
+  async refresh(db: Queryable, jobIds: readonly number[]): Promise<void> {
+    if (jobIds.length === 0) return;
+    const [cutoffs, edges] = await Promise.all([
+      db.query<{ job_id: number; key: string; first: Date }>(CUTOFFS_SQL, [jobIds]),
+      db.query<{ job_id: number; direction: number; dataset_id: number; at: Date }>(
+        `SELECT job_id, direction, dataset_id, last_seen AS at FROM lineage_edges WHERE job_id = ANY($1::int[])`,
+        [jobIds],
+      ),
+    ]);
+    for (const jobId of jobIds) {
+      this.#cutoff.delete(jobId);
+      for (const [byJob, byDataset] of [
+        [this.#reads, this.#readers],
+        [this.#writes, this.#writers],
+      ] as const) {
+        for (const datasetId of byJob.get(jobId)?.keys() ?? []) byDataset.get(datasetId)?.delete(jobId);
+        byJob.delete(jobId);
+      }
+    }
+    for (const row of cutoffs) this.#cutoff.set(row.job_id, { at: row.first.getTime(), key: row.key });
+    for (const row of edges) this.#addSighting(row.job_id, row.direction, row.dataset_id, row.at.getTime());
   }
 
   /** Marks a node soft-deleted (hidden from lineage) or visible again. */
@@ -155,124 +187,162 @@ export class LineageGraph {
   }
 
   #addSighting(jobId: number, direction: number, datasetId: number, at: Ms): void {
+    const cutoff = this.#cutoff.get(jobId);
     const [byJob, byDataset] = direction === 0 ? [this.#reads, this.#readers] : [this.#writes, this.#writers];
     let datasets = byJob.get(jobId);
-    if (!datasets) byJob.set(jobId, (datasets = new Map<number, Sightings>()));
-    const times = datasets.get(datasetId);
-    if (!times) datasets.set(datasetId, [at]);
-    else if (at > times[times.length - 1]!) times.push(at);
-    else insertTime(times, at);
+    const known = datasets?.get(datasetId);
+    if (known !== undefined && known >= at) return;
+    // Named before the job's latest completed run started: that run did not name it, so it is retired.
+    if (known === undefined && cutoff !== undefined && at < cutoff.at) return;
+    if (!datasets) byJob.set(jobId, (datasets = new Map<number, LastSeen>()));
+    datasets.set(datasetId, at);
     let jobs = byDataset.get(datasetId);
     if (!jobs) byDataset.set(datasetId, (jobs = new Set<number>()));
     jobs.add(jobId);
   }
 
-  #complete(jobId: number, key: string, first: Ms, completedAt: Ms): void {
-    let completions = this.#completions.get(jobId);
-    if (!completions) this.#completions.set(jobId, (completions = new Map<string, Completion>()));
-    const known = completions.get(key);
-    if (known) {
-      known.first = Math.min(known.first, first);
-      known.completedAt = Math.min(known.completedAt, completedAt);
-    } else {
-      completions.set(key, { first, completedAt });
-    }
-  }
-
-  #updateCutoff(jobId: number): void {
-    this.#cutoffIndex.delete(jobId);
-    let cutoff = -Infinity;
-    for (const completion of this.#completions.get(jobId)?.values() ?? []) {
-      cutoff = Math.max(cutoff, completion.first);
-    }
-    if (cutoff === -Infinity) this.#cutoff.delete(jobId);
-    else this.#cutoff.set(jobId, cutoff);
-  }
-
-  /** The cutoff of a job as of `at`: the largest start of the runs completed by then. */
-  #cutoffAt(jobId: number, at: Ms): Ms | undefined {
-    let index = this.#cutoffIndex.get(jobId);
-    if (!index) {
-      // Completions by completion time, with the running maximum of their starts: a binary search per question.
-      const sorted = [...(this.#completions.get(jobId)?.values() ?? [])].sort(
-        (a, b) => a.completedAt - b.completedAt,
-      );
-      let max = -Infinity;
-      index = { completedAt: [], cutoff: [] };
-      for (const completion of sorted) {
-        max = Math.max(max, completion.first);
-        index.completedAt.push(completion.completedAt);
-        index.cutoff.push(max);
+  #complete(jobId: number, key: string, first: Ms): void {
+    const cutoff = this.#cutoff.get(jobId);
+    if (cutoff !== undefined && (cutoff.at > first || (cutoff.at === first && cutoff.key <= key))) return;
+    this.#cutoff.set(jobId, { at: first, key });
+    // Edges last named before the new cutoff are retired.
+    for (const [byJob, byDataset] of [
+      [this.#reads, this.#readers],
+      [this.#writes, this.#writers],
+    ] as const) {
+      const datasets = byJob.get(jobId);
+      if (!datasets) continue;
+      for (const [datasetId, seen] of datasets) {
+        if (seen >= first) continue;
+        datasets.delete(datasetId);
+        byDataset.get(datasetId)?.delete(jobId);
       }
-      this.#cutoffIndex.set(jobId, index);
     }
-    const position = lastAtOrBefore(index.completedAt, at);
-    return position < 0 ? undefined : index.cutoff[position];
   }
 
-  #current(jobId: number, datasetId: number, direction: 0 | 1, at: Ms | undefined): boolean {
-    const times = (direction === 0 ? this.#reads : this.#writes).get(jobId)?.get(datasetId);
-    if (!times) return false;
-    if (at === undefined) {
-      if (this.#hiddenJobs.has(jobId) || this.#hiddenDatasets.has(datasetId)) return false;
-      const cutoff = this.#cutoff.get(jobId);
-      return cutoff === undefined || times[times.length - 1]! >= cutoff;
-    }
-    const index = lastAtOrBefore(times, at);
-    if (index < 0) return false;
-    const cutoff = this.#cutoffAt(jobId, at);
-    return cutoff === undefined || times[index]! >= cutoff;
-  }
-
-  /** Datasets a job reads (0) or writes (1), now or as of `at`. */
-  datasetsOf(jobId: number, direction: 0 | 1, at?: Ms): number[] {
+  /** Datasets a job reads (0) or writes (1) now. */
+  datasetsOf(jobId: number, direction: 0 | 1): number[] {
+    if (this.#hiddenJobs.has(jobId)) return [];
     const map = (direction === 0 ? this.#reads : this.#writes).get(jobId);
     if (!map) return [];
-    return [...map.keys()].filter((datasetId) => this.#current(jobId, datasetId, direction, at));
+    const result: number[] = [];
+    for (const datasetId of map.keys()) if (!this.#hiddenDatasets.has(datasetId)) result.push(datasetId);
+    return result;
   }
 
-  /** Jobs that read (0) or write (1) a dataset, now or as of `at`. */
-  jobsOf(datasetId: number, direction: 0 | 1, at?: Ms): number[] {
+  /** Jobs that read (0) or write (1) a dataset now. */
+  jobsOf(datasetId: number, direction: 0 | 1): number[] {
+    if (this.#hiddenDatasets.has(datasetId)) return [];
     const set = (direction === 0 ? this.#readers : this.#writers).get(datasetId);
     if (!set) return [];
-    return [...set].filter((jobId) => this.#current(jobId, datasetId, direction, at));
+    const result: number[] = [];
+    for (const jobId of set) if (!this.#hiddenJobs.has(jobId)) result.push(jobId);
+    return result;
   }
 
   /**
    * Walks from `start` up to `depth` jobs away in the given direction ('both' is the union of the two walks,
    * not an undirected walk: siblings that merely share an input are not lineage).
    */
-  traverse(start: GraphNode, depth: number, direction: LineageDirection, at?: Ms): Subgraph {
-    const datasets = new Set<number>();
-    const jobs = new Set<number>();
-    if (start.kind === 'dataset') datasets.add(start.id);
-    else jobs.add(start.id);
-    if (direction !== 'downstream') this.#walk(start, depth, true, datasets, jobs, at);
-    if (direction !== 'upstream') this.#walk(start, depth, false, datasets, jobs, at);
-    const edges: GraphEdge[] = [];
-    for (const jobId of jobs) {
-      for (const datasetId of this.datasetsOf(jobId, 0, at)) {
-        if (datasets.has(datasetId)) {
-          edges.push({ origin: { kind: 'dataset', id: datasetId }, destination: { kind: 'job', id: jobId } });
-        }
-      }
-      for (const datasetId of this.datasetsOf(jobId, 1, at)) {
-        if (datasets.has(datasetId)) {
-          edges.push({ origin: { kind: 'job', id: jobId }, destination: { kind: 'dataset', id: datasetId } });
-        }
-      }
+  traverse(start: GraphNode, depth: number, direction: LineageDirection): Subgraph {
+    const neighbours: Neighbours = {
+      datasetsOf: (jobIds, dir) => new Map(jobIds.map((id) => [id, this.datasetsOf(id, dir)])),
+      jobsOf: (datasetIds, dir) => new Map(datasetIds.map((id) => [id, this.jobsOf(id, dir)])),
+    };
+    const walk = walkGraph(start, depth, direction);
+    for (let step = walk.next(); ;) {
+      if (step.done) return step.value;
+      step = walk.next(neighbours[step.value.kind](step.value.ids, step.value.direction));
     }
-    return { datasets, jobs, edges };
   }
 
-  #walk(
+  /** The lineage of `start` as of event time `at`, read from the store's history (a query per level). */
+  async traverseAsOf(
+    db: Queryable,
     start: GraphNode,
     depth: number,
-    upstream: boolean,
-    datasets: Set<number>,
-    jobs: Set<number>,
-    at: Ms | undefined,
-  ): void {
+    direction: LineageDirection,
+    at: Ms,
+  ): Promise<Subgraph> {
+    const neighbours: AsyncNeighbours = {
+      datasetsOf: async (jobIds, dir) => {
+        const result = new Map<number, number[]>(jobIds.map((id) => [id, []]));
+        for (const row of await edgesAsOf(db, 'job', jobIds, [dir], at))
+          result.get(row.job_id)?.push(row.dataset_id);
+        return result;
+      },
+      jobsOf: async (datasetIds, dir) => {
+        const result = new Map<number, number[]>(datasetIds.map((id) => [id, []]));
+        for (const row of await edgesAsOf(db, 'dataset', datasetIds, [dir], at)) {
+          result.get(row.dataset_id)?.push(row.job_id);
+        }
+        return result;
+      },
+    };
+    const walk = walkGraph(start, depth, direction);
+    for (let step = walk.next(); ;) {
+      if (step.done) return step.value;
+      step = walk.next(await neighbours[step.value.kind](step.value.ids, step.value.direction));
+    }
+  }
+
+  /** The inputs and outputs of `jobIds` as of event time `at`, read from the store's history. */
+  async edgesAsOf(db: Queryable, jobIds: readonly number[], at: Ms): Promise<Map<number, JobEdges>> {
+    const result = new Map<number, JobEdges>(jobIds.map((id) => [id, { inputs: [], outputs: [] }]));
+    for (const row of await edgesAsOf(db, 'job', jobIds, [0, 1], at)) {
+      const edges = result.get(row.job_id);
+      (row.direction === 0 ? edges?.inputs : edges?.outputs)?.push(row.dataset_id);
+    }
+    return result;
+  }
+}
+
+interface EdgeRow {
+  job_id: number;
+  direction: number;
+  dataset_id: number;
+}
+
+async function edgesAsOf(
+  db: Queryable,
+  side: 'job' | 'dataset',
+  ids: readonly number[],
+  directions: readonly number[],
+  at: Ms,
+): Promise<EdgeRow[]> {
+  if (ids.length === 0) return [];
+  return db.query<EdgeRow>(edgesAsOfSql(side), [ids, new Date(at), directions]);
+}
+
+/** Neighbours of many nodes at once: job -> datasets, dataset -> jobs, in one direction. */
+interface Neighbours {
+  datasetsOf(jobIds: number[], direction: 0 | 1): Map<number, number[]>;
+  jobsOf(datasetIds: number[], direction: 0 | 1): Map<number, number[]>;
+}
+interface AsyncNeighbours {
+  datasetsOf(jobIds: number[], direction: 0 | 1): Promise<Map<number, number[]>>;
+  jobsOf(datasetIds: number[], direction: 0 | 1): Promise<Map<number, number[]>>;
+}
+
+/** One level's neighbour question, asked by the walk and answered by whoever runs it (in memory or SQL). */
+type Ask =
+  | { readonly kind: 'datasetsOf'; readonly ids: number[]; readonly direction: 0 | 1 }
+  | { readonly kind: 'jobsOf'; readonly ids: number[]; readonly direction: 0 | 1 };
+
+/**
+ * The traversal, written once for the present (in memory) and the past (SQL): a generator that yields each
+ * level's question and is resumed with the answer.
+ */
+function* walkGraph(
+  start: GraphNode,
+  depth: number,
+  direction: LineageDirection,
+): Generator<Ask, Subgraph, Map<number, number[]>> {
+  const datasets = new Set<number>();
+  const jobs = new Set<number>();
+  if (start.kind === 'dataset') datasets.add(start.id);
+  else jobs.add(start.id);
+  for (const upstream of direction === 'both' ? [true, false] : [direction === 'upstream']) {
     // `count` is the number of jobs on the path from the start, the start job included: a dataset start with
     // depth 1 reaches the jobs that wrote it and their inputs, as Marquez's depth (job hops) does. Levels are
     // expanded in order, so each node is first reached with its smallest count and visited once.
@@ -286,7 +356,7 @@ export class LineageGraph {
       visitedDatasets.add(start.id);
       count = 0;
     } else {
-      if (depth < 1) return;
+      if (depth < 1) continue;
       frontierJobs = [start.id];
       visitedJobs.add(start.id);
       count = 1;
@@ -295,9 +365,10 @@ export class LineageGraph {
     const jobDirection = upstream ? 1 : 0;
     for (;;) {
       if (frontierJobs.length > 0) {
+        const answer = yield { kind: 'datasetsOf', ids: frontierJobs, direction: datasetDirection };
         const next: number[] = [];
         for (const jobId of frontierJobs) {
-          for (const datasetId of this.datasetsOf(jobId, datasetDirection, at)) {
+          for (const datasetId of answer.get(jobId) ?? []) {
             if (visitedDatasets.has(datasetId)) continue;
             visitedDatasets.add(datasetId);
             datasets.add(datasetId);
@@ -306,19 +377,37 @@ export class LineageGraph {
         }
         frontierDatasets = next;
       }
-      if (count >= depth || frontierDatasets.length === 0) return;
+      if (count >= depth || frontierDatasets.length === 0) break;
       count++;
+      const answer = yield { kind: 'jobsOf', ids: frontierDatasets, direction: jobDirection };
       const next: number[] = [];
       for (const datasetId of frontierDatasets) {
-        for (const jobId of this.jobsOf(datasetId, jobDirection, at)) {
+        for (const jobId of answer.get(datasetId) ?? []) {
           if (visitedJobs.has(jobId)) continue;
           visitedJobs.add(jobId);
           jobs.add(jobId);
           next.push(jobId);
         }
       }
-      if (next.length === 0) return;
+      if (next.length === 0) break;
       frontierJobs = next;
     }
   }
+  const edges: GraphEdge[] = [];
+  const jobList = [...jobs];
+  const reads = yield { kind: 'datasetsOf', ids: jobList, direction: 0 };
+  const writes = yield { kind: 'datasetsOf', ids: jobList, direction: 1 };
+  for (const jobId of jobList) {
+    for (const datasetId of reads.get(jobId) ?? []) {
+      if (datasets.has(datasetId)) {
+        edges.push({ origin: { kind: 'dataset', id: datasetId }, destination: { kind: 'job', id: jobId } });
+      }
+    }
+    for (const datasetId of writes.get(jobId) ?? []) {
+      if (datasets.has(datasetId)) {
+        edges.push({ origin: { kind: 'job', id: jobId }, destination: { kind: 'dataset', id: datasetId } });
+      }
+    }
+  }
+  return { datasets, jobs, edges };
 }

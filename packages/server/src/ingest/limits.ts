@@ -1,9 +1,9 @@
 /**
  * What one event may hold. Every limit protects the store or the other events of a batch: nesting deeper than
- * the limit overflows recursive JSON handling; NUL and lone surrogates cannot be stored as PostgreSQL text or
- * jsonb; a name longer than the limit does not fit a btree index entry (about 2,700 bytes); and an event with a
- * hundred thousand datasets costs the writer tens of seconds that every other producer would wait for. An event
- * over a limit is rejected alone with the JSON path and the limit, and the rest of its batch is stored.
+ * the limit overflows recursive JSON handling; a lone surrogate cannot be stored as PostgreSQL text or jsonb; a
+ * name longer than the limit does not fit a btree index entry (about 2,700 bytes); and an event with a hundred
+ * thousand datasets costs the writer tens of seconds that every other producer would wait for. An event over a
+ * limit is rejected alone with the JSON path and the limit, and the rest of its batch is stored.
  */
 import { appendPath, ROOT_PATH } from './json-path.js';
 import type { ValidationIssue } from './validate.js';
@@ -48,14 +48,10 @@ export function checkEventLimits(
 ): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const text = (value: string, path: string, what: string) => {
-    if (value.includes('\u0000'))
+    // (NUL, which PostgreSQL cannot store either, is kept as U+FFFD by the writer, as it always was.)
+    if (LONE_SURROGATE.test(value))
       issues.push({
-        path: path,
-        message: `${what} contains a NUL character (\\u0000), which cannot be stored; remove it`,
-      });
-    else if (LONE_SURROGATE.test(value))
-      issues.push({
-        path: path,
+        path,
         message: `${what} contains an unpaired UTF-16 surrogate (invalid Unicode); send well-formed UTF-8`,
       });
   };

@@ -9,8 +9,12 @@ import type { NormalizedEvent } from './normalize.js';
 /** What became of one submitted event. */
 export type EventOutcome = 'stored' | 'duplicate';
 
-/** Called after each committed batch, e.g. to update the lineage graph index. */
-export type CommitListener = (changes: Changeset) => void;
+/**
+ * Called after each committed batch, e.g. to update the lineage graph index. Listeners see batches one at a
+ * time, in commit order; a batch is acknowledged once its listeners have settled, so a reader that asks after
+ * the acknowledgement sees it.
+ */
+export type CommitListener = (changes: Changeset) => void | Promise<void>;
 
 interface Pending {
   readonly events: readonly NormalizedEvent[];
@@ -90,6 +94,8 @@ export class IngestPipeline {
   /** The last write issued: the next one runs only if it succeeded. */
   #chain: Promise<unknown> = Promise.resolve();
   #failed: FailedWrite[] = [];
+  /** The listeners' work on the batches committed so far (never rejects). */
+  #notified: Promise<void> = Promise.resolve();
   #lock: Promise<void> = Promise.resolve();
   readonly #health: StoreHealth | undefined;
   /** The mirror took changes that may not have committed (the store went away mid-write): reload it first. */
@@ -146,7 +152,7 @@ export class IngestPipeline {
         },
         reject: (error) => {
           settle();
-          reject(error);
+          reject(error instanceof Error ? error : new Error(String(error)));
         },
       });
       this.#running ??= this.#drain().finally(() => {
@@ -249,8 +255,8 @@ export class IngestPipeline {
       this.#chain = write;
       const handled: Promise<void> = write
         .then(
-          (inserted) => {
-            for (const listener of this.#listeners) listener(batch.changes);
+          async (inserted) => {
+            await this.#notify(batch.changes);
             // The first copy of an event the store did not have is 'stored'; everything else is a duplicate.
             for (const pending of group) {
               pending.resolve(
@@ -307,6 +313,16 @@ export class IngestPipeline {
     for (const pending of group) pending.alone = true;
     if (into) into.push(...group);
     else this.#queue.unshift(...group);
+  }
+
+  /** Tells the listeners of a committed batch, after those of the batches before it. */
+  #notify(changes: Changeset): Promise<void> {
+    const done = this.#notified.then(async () => {
+      for (const listener of this.#listeners) await listener(changes);
+    });
+    // A listener's failure is its own (the batch is committed either way): the next batch is still told.
+    this.#notified = done.catch(() => undefined);
+    return done.catch(() => undefined);
   }
 
   /** Whether `error` means the store is away (and marks it so), as opposed to a fault of the request. */

@@ -18,6 +18,14 @@ export interface BulkWrite {
 }
 
 /**
+ * A write computed from what the first write returned (its CTE is `w0`), e.g. counters of the rows it
+ * inserted. It takes no parameter.
+ */
+export interface DerivedWrite {
+  readonly derived: string;
+}
+
+/**
  * The INSERT statement of a {@link BulkWrite} whose rows are parameter `$param`. Rows travel as one JSON
  * document that `json_to_recordset` turns back into typed rows. JSON beats array parameters by 3-4x: both
  * drivers build array literals by escaping every character in JavaScript, while PostgreSQL's JSON parser is
@@ -53,22 +61,33 @@ function rowsParam(write: BulkWrite): string {
  */
 export async function bulkWrite(
   tx: Queryable,
-  writes: readonly BulkWrite[],
+  writes: readonly (BulkWrite | DerivedWrite)[],
   name?: string,
 ): Promise<Record<string, unknown>[]> {
   // A named statement keeps every write, empty ones too, so that its text never changes and PostgreSQL plans
   // it once per connection instead of once per batch (planning a dozen CTEs costs about as much as a small
   // batch's writes).
-  const present = name === undefined ? writes.filter((write) => write.rows.length > 0) : writes;
-  if (present.length === 0) return [];
-  const ctes = present.map((write, index) => `w${index} AS (${insertSql(write, index + 1)})`);
+  const [first, ...rest] = writes;
+  if (first === undefined || 'derived' in first)
+    throw new Error('bulkWrite: the first write must insert rows');
+  const present =
+    name === undefined
+      ? [first, ...rest].filter((write) => 'derived' in write || write.rows.length > 0)
+      : writes;
+  if (present.length === 0 || present[0] !== first) return [];
+  const params: string[] = [];
+  const ctes = present.map((write, index) => {
+    if ('derived' in write) return `w${index} AS (${write.derived})`;
+    params.push(rowsParam(write));
+    return `w${index} AS (${insertSql(write, params.length)})`;
+  });
   // The rows RETURNING gives for the first write, as one JSON array.
-  const select = present[0]!.returning
+  const select = first.returning
     ? `SELECT coalesce((SELECT json_agg(w0) FROM w0), '[]') AS returned`
     : 'SELECT 1';
   const [row] = await tx.query<{ returned?: Record<string, unknown>[] }>(
     `WITH ${ctes.join(',\n')} ${select}`,
-    present.map(rowsParam),
+    params,
     name,
   );
   return row?.returned ?? [];

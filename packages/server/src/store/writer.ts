@@ -1,4 +1,4 @@
-import { bulkWrite, ts, updateAll, type BulkColumn, type BulkWrite } from './bulk.js';
+import { bulkWrite, ts, updateAll, type BulkColumn, type BulkWrite, type DerivedWrite } from './bulk.js';
 import { RUNS_SQL } from './model-state.js';
 import type { Db, Queryable } from './db.js';
 import type { Changeset, FacetUpsert } from '../ingest/derive.js';
@@ -52,9 +52,19 @@ function eventsWrite(events: readonly NormalizedEvent[], firstId: number, receiv
       event.body,
     ]),
     conflict: '(hash) DO NOTHING',
-    returning: 'hash::text AS hash',
+    returning: 'hash::text AS hash, kind, event_time',
   };
 }
+
+/**
+ * Counts of the events inserted (w0's RETURNING: duplicates are not counted), by hour and kind: the events page's
+ * totalCount adds these up instead of counting the table (see store/queries/events.ts).
+ */
+const EVENT_COUNTS_WRITE: DerivedWrite = {
+  derived: `INSERT INTO event_counts AS t (hour, kind, count)
+    SELECT date_bin('1 hour', event_time, TIMESTAMPTZ '2000-01-01T00:00:00Z'), kind, count(*) FROM w0 GROUP BY 1, 2
+    ON CONFLICT (hour, kind) DO UPDATE SET count = t.count + EXCLUDED.count`,
+};
 
 const NAMESPACE_COLUMNS = [
   col('id', 'int'),
@@ -128,7 +138,10 @@ export async function writeBatch(
   changes: Changeset,
 ): Promise<Set<string>> {
   const { persist } = changes;
-  const writes: BulkWrite[] = [eventsWrite(events, firstEventId, receivedAt)];
+  const writes: (BulkWrite | DerivedWrite)[] = [
+    eventsWrite(events, firstEventId, receivedAt),
+    EVENT_COUNTS_WRITE,
+  ];
   const add = (table: string, columns: readonly BulkColumn[], rows: unknown[][], conflict?: string) =>
     writes.push(conflict === undefined ? { table, columns, rows } : { table, columns, rows, conflict });
   add(
@@ -442,9 +455,40 @@ export async function writeBatch(
     ]),
     'DO NOTHING',
   );
+  writes.push(currentEdgesWrite(changes));
   // Only PostgreSQL keeps named statements prepared; elsewhere the empty writes would be parsed for nothing.
   const inserted = await bulkWrite(db, writes, db.kind === 'postgres' ? 'headwater_write_batch' : undefined);
   return new Set(inserted.map((row) => row.hash as string));
+}
+
+/** lineage_edges: the latest eventTime each job-dataset edge of the batch was named at (see migration 008). */
+function currentEdgesWrite(changes: Changeset): BulkWrite {
+  const latest = new Map<string, [number, number, number, number]>();
+  for (const sighting of changes.datasetSightings.values()) {
+    if (sighting.jobId === null || (sighting.kind !== 0 && sighting.kind !== 1)) continue;
+    const key = `${sighting.jobId}:${sighting.kind}:${sighting.datasetId}`;
+    const known = latest.get(key);
+    if (!known || known[3] < sighting.eventTime) {
+      latest.set(key, [sighting.jobId, sighting.kind, sighting.datasetId, sighting.eventTime]);
+    }
+  }
+  return {
+    table: 'lineage_edges',
+    columns: [
+      col('job_id', 'int'),
+      col('direction', 'smallint'),
+      col('dataset_id', 'int'),
+      col('last_seen', 'timestamptz'),
+    ],
+    rows: [...latest.values()].map(([jobId, direction, datasetId, at]) => [
+      jobId,
+      direction,
+      datasetId,
+      ts(at),
+    ]),
+    conflict:
+      '(job_id, direction, dataset_id) DO UPDATE SET last_seen = GREATEST(t.last_seen, EXCLUDED.last_seen)',
+  };
 }
 
 function facetWrite(
