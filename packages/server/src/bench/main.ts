@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runAnalysisQueries } from './analysis-bench.js';
 import { runBatchIngest } from './batch-ingest.js';
+import { formatGrowthTable, parseGrowthOptions, runGrowth } from './growth-bench.js';
 import {
   runAsyncThroughput,
   runBackendDown,
@@ -53,6 +54,12 @@ const progress = (message: string) => process.stderr.write(`bench: ${message}\n`
 const pending = new Set<() => Promise<unknown>>();
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'growth') {
+    const growth = parseGrowthOptions(argv.slice(1), process.env);
+    const results = await runGrowth(growth);
+    process.stdout.write(`${formatGrowthTable(results)}\n\n${JSON.stringify({ growth: results })}\n`);
+    return 0;
+  }
   if (argv[0] === 'profile') {
     // `main.js profile DIR|FILE...`: summarise the profiles of an earlier --profile run again.
     for (const target of argv.slice(1)) process.stdout.write(`${await resummarize(target)}\n\n`);

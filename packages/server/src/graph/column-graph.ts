@@ -23,58 +23,76 @@ export interface ColumnInput extends FieldRef {
 
 const keyOf = (datasetId: number, field: string) => `${datasetId}\u0000${field}`;
 
-/** Keeps the earliest time under `key`. */
-function earliest(map: Map<string, Ms>, key: string, time: Ms): void {
-  const known = map.get(key);
-  if (known === undefined || time < known) map.set(key, time);
-}
+/** Rows read per query at start, so the transient memory of a load stays bounded. */
+const LOAD_PAGE_ROWS = 50_000;
 
 /**
  * Column-level lineage kept in memory, in both directions: output column -> its input columns with their
  * transformations, and input column -> the output columns it feeds. Loaded from column_lineage at start and
  * updated after every commit, like the job-level graph. Column lineage is never retired, so the graph as of an
  * event time `at` is the edges first seen by then.
+ *
+ * Memory follows the column edges of the graph (never the number of events): columns and transformation kinds
+ * are interned once and edges are parallel arrays of numbers, about 60 bytes an edge, because a warehouse's
+ * column lineage runs to millions of edges and a Map of objects per edge cost 1.6 KB each and seconds to load.
  */
 export class ColumnGraph {
-  readonly #inputs = new Map<string, Map<string, ColumnInput>>();
-  readonly #outputs = new Map<string, Set<string>>();
-  readonly #fieldsOf = new Map<number, Set<string>>();
-  readonly #refs = new Map<string, FieldRef>();
-  /** When each transformation, edge (output key, input key) and column was first seen. */
-  readonly #transformationSince = new WeakMap<ColumnTransformation, Ms>();
-  readonly #edgeSince = new Map<string, Ms>();
-  readonly #fieldSince = new Map<string, Ms>();
+  /** Dataset -> field -> column id; per column id, its dataset, field and when it was first seen. */
+  readonly #columnIds = new Map<number, Map<string, number>>();
+  /** Field names, interned: a warehouse has few distinct names (id, created_at, ...) on many datasets. */
+  readonly #names = new Map<string, string>();
+  readonly #columnDataset: number[] = [];
+  readonly #columnField: string[] = [];
+  readonly #columnSince: number[] = [];
+  readonly #columnsOf = new Map<number, number[]>();
+  /** Transformation kinds, interned: equal kinds are one shared (frozen) object. */
+  readonly #kinds: ColumnTransformation[] = [];
+  readonly #kindIds = new Map<string, number>();
+  /** Per edge id: its output and input column, when first seen, and its kinds with when each was first seen. */
+  readonly #edgeOut: number[] = [];
+  readonly #edgeIn: number[] = [];
+  readonly #edgeSince: number[] = [];
+  readonly #edgeKinds: (number | number[])[] = [];
+  readonly #edgeKindSince: (number | number[])[] = [];
+  /** Column id -> ids of the edges into it (its inputs) / out of it (the outputs it feeds), in arrival order. */
+  readonly #into = new Map<number, number[]>();
+  readonly #outOf = new Map<number, number[]>();
 
-  /** Loads every column edge from the store. */
+  /** Loads every column edge from the store, a page at a time. */
   async load(db: Queryable): Promise<void> {
-    const rows = await db.query<{
-      output_dataset_id: number;
-      output_field: string;
-      input_dataset_id: number;
-      input_field: string;
-      transformation_type: string;
-      transformation_subtype: string;
-      transformation_description: string | null;
-      masking: boolean;
-      first_seen: Date;
-    }>(
-      `SELECT output_dataset_id, output_field, input_dataset_id, input_field, transformation_type,
-              transformation_subtype, transformation_description, masking, first_seen FROM column_lineage`,
-    );
-    for (const row of rows) {
-      this.#add(
-        row.output_dataset_id,
-        row.output_field,
-        row.input_dataset_id,
-        row.input_field,
-        {
-          type: row.transformation_type,
-          subtype: row.transformation_subtype,
-          description: row.transformation_description,
-          masking: row.masking,
-        },
-        row.first_seen.getTime(),
+    let after: [number, string, number, string, string, string] | undefined;
+    for (;;) {
+      const rows = await db.query<ColumnEdgeRow>(
+        `SELECT output_dataset_id, output_field, input_dataset_id, input_field, transformation_type,
+                transformation_subtype, transformation_description, masking, first_seen FROM column_lineage
+         ${after ? 'WHERE (output_dataset_id, output_field, input_dataset_id, input_field, transformation_type, transformation_subtype) > ($1, $2, $3, $4, $5, $6)' : ''}
+         ORDER BY output_dataset_id, output_field, input_dataset_id, input_field, transformation_type, transformation_subtype
+         LIMIT ${LOAD_PAGE_ROWS}`,
+        after ?? [],
       );
+      for (const row of rows) {
+        this.#add(
+          row.output_dataset_id,
+          row.output_field,
+          row.input_dataset_id,
+          row.input_field,
+          row.transformation_type,
+          row.transformation_subtype,
+          row.transformation_description,
+          row.masking,
+          row.first_seen.getTime(),
+        );
+      }
+      const last = rows.at(-1);
+      if (!last || rows.length < LOAD_PAGE_ROWS) return;
+      after = [
+        last.output_dataset_id,
+        last.output_field,
+        last.input_dataset_id,
+        last.input_field,
+        last.transformation_type,
+        last.transformation_subtype,
+      ];
     }
   }
 
@@ -86,28 +104,47 @@ export class ColumnGraph {
         edge.outputField,
         edge.inputDatasetId,
         edge.inputField,
-        {
-          type: edge.type,
-          subtype: edge.subtype,
-          description: edge.description,
-          masking: edge.masking,
-        },
+        edge.type,
+        edge.subtype,
+        edge.description,
+        edge.masking,
         edge.seen,
       );
     }
   }
 
-  #ref(datasetId: number, field: string): FieldRef {
-    const key = keyOf(datasetId, field);
-    let ref = this.#refs.get(key);
-    if (!ref) {
-      ref = { datasetId, field };
-      this.#refs.set(key, ref);
-      let fields = this.#fieldsOf.get(datasetId);
-      if (!fields) this.#fieldsOf.set(datasetId, (fields = new Set<string>()));
-      fields.add(field);
+  #columnId(datasetId: number, field: string): number | undefined {
+    return this.#columnIds.get(datasetId)?.get(field);
+  }
+
+  #column(datasetId: number, field: string, since: Ms): number {
+    let fields = this.#columnIds.get(datasetId);
+    if (!fields) this.#columnIds.set(datasetId, (fields = new Map<string, number>()));
+    let id = fields.get(field);
+    if (id === undefined) {
+      let name = this.#names.get(field);
+      if (name === undefined) this.#names.set(field, (name = field));
+      id = this.#columnDataset.length;
+      fields.set(name, id);
+      this.#columnDataset.push(datasetId);
+      this.#columnField.push(name);
+      this.#columnSince.push(since);
+      let columns = this.#columnsOf.get(datasetId);
+      if (!columns) this.#columnsOf.set(datasetId, (columns = []));
+      columns.push(id);
+    } else if (since < this.#columnSince[id]!) this.#columnSince[id] = since;
+    return id;
+  }
+
+  #kind(type: string, subtype: string, description: string | null, masking: boolean): number {
+    const key = `${type}\u0000${subtype}\u0000${description ?? '\u0001'}\u0000${masking}`;
+    let id = this.#kindIds.get(key);
+    if (id === undefined) {
+      id = this.#kinds.length;
+      this.#kinds.push(Object.freeze({ type, subtype, description, masking }));
+      this.#kindIds.set(key, id);
     }
-    return ref;
+    return id;
   }
 
   #add(
@@ -115,63 +152,90 @@ export class ColumnGraph {
     outField: string,
     inDataset: number,
     inField: string,
-    t: ColumnTransformation,
+    type: string,
+    subtype: string,
+    description: string | null,
+    masking: boolean,
     since: Ms,
   ) {
-    this.#ref(outDataset, outField);
-    this.#ref(inDataset, inField);
-    const outKey = keyOf(outDataset, outField);
-    const inKey = keyOf(inDataset, inField);
-    earliest(this.#fieldSince, outKey, since);
-    earliest(this.#fieldSince, inKey, since);
-    earliest(this.#edgeSince, `${outKey}\u0001${inKey}`, since);
-    let inputs = this.#inputs.get(outKey);
-    if (!inputs) this.#inputs.set(outKey, (inputs = new Map<string, ColumnInput>()));
-    let input = inputs.get(inKey);
-    if (!input) inputs.set(inKey, (input = { datasetId: inDataset, field: inField, transformations: [] }));
-    const known = input.transformations.find((other) => other.type === t.type && other.subtype === t.subtype);
-    if (known) {
-      this.#transformationSince.set(known, Math.min(this.#transformationSince.get(known) ?? since, since));
-    } else {
-      input.transformations.push(t);
-      this.#transformationSince.set(t, since);
+    const out = this.#column(outDataset, outField, since);
+    const input = this.#column(inDataset, inField, since);
+    let into = this.#into.get(out);
+    if (!into) this.#into.set(out, (into = []));
+    // An output column has a handful of inputs: a scan beats a map keyed by edge.
+    let edge = into.find((id) => this.#edgeIn[id] === input);
+    if (edge === undefined) {
+      edge = this.#edgeOut.length;
+      this.#edgeOut.push(out);
+      this.#edgeIn.push(input);
+      this.#edgeSince.push(since);
+      this.#edgeKinds.push(this.#kind(type, subtype, description, masking));
+      this.#edgeKindSince.push(since);
+      into.push(edge);
+      let outOf = this.#outOf.get(input);
+      if (!outOf) this.#outOf.set(input, (outOf = []));
+      outOf.push(edge);
+      return;
     }
-    let outputs = this.#outputs.get(inKey);
-    if (!outputs) this.#outputs.set(inKey, (outputs = new Set<string>()));
-    outputs.add(outKey);
+    if (since < this.#edgeSince[edge]!) this.#edgeSince[edge] = since;
+    // A transformation is one per type and subtype: the first seen keeps its description.
+    const kinds = this.#edgeKinds[edge]!;
+    const sinces = this.#edgeKindSince[edge]!;
+    const kindList = typeof kinds === 'number' ? [kinds] : kinds;
+    const sinceList = typeof sinces === 'number' ? [sinces] : sinces;
+    const index = kindList.findIndex(
+      (id) => this.#kinds[id]!.type === type && this.#kinds[id]!.subtype === subtype,
+    );
+    if (index >= 0) {
+      if (since < sinceList[index]!) sinceList[index] = since;
+    } else {
+      kindList.push(this.#kind(type, subtype, description, masking));
+      sinceList.push(since);
+    }
+    this.#edgeKinds[edge] = kindList.length === 1 ? kindList[0]! : kindList;
+    this.#edgeKindSince[edge] = sinceList.length === 1 ? sinceList[0]! : sinceList;
+  }
+
+  #ref(column: number): FieldRef {
+    return { datasetId: this.#columnDataset[column]!, field: this.#columnField[column]! };
   }
 
   /** Columns of a dataset that take part in column lineage (as of `at`). */
   fieldsOf(datasetId: number, at?: Ms): FieldRef[] {
-    const fields = [...(this.#fieldsOf.get(datasetId) ?? [])];
-    return (
-      at === undefined
-        ? fields
-        : fields.filter((field) => this.#fieldSince.get(keyOf(datasetId, field))! <= at)
-    ).map((field) => this.#ref(datasetId, field));
+    const columns = this.#columnsOf.get(datasetId) ?? [];
+    return (at === undefined ? columns : columns.filter((id) => this.#columnSince[id]! <= at)).map((id) =>
+      this.#ref(id),
+    );
   }
 
   /** The input columns of a column (as of `at`: with the transformations seen by then). */
   inputsOf(ref: FieldRef, at?: Ms): ColumnInput[] {
-    const inputs = [...(this.#inputs.get(keyOf(ref.datasetId, ref.field))?.values() ?? [])];
-    if (at === undefined) return inputs;
+    const out = this.#columnId(ref.datasetId, ref.field);
+    if (out === undefined) return [];
     const result: ColumnInput[] = [];
-    for (const input of inputs) {
-      const transformations = input.transformations.filter(
-        (transformation) => this.#transformationSince.get(transformation)! <= at,
-      );
-      if (transformations.length > 0) result.push({ ...input, transformations });
+    for (const edge of this.#into.get(out) ?? []) {
+      const kinds = this.#edgeKinds[edge]!;
+      const sinces = this.#edgeKindSince[edge]!;
+      const kindList = typeof kinds === 'number' ? [kinds] : kinds;
+      const sinceList = typeof sinces === 'number' ? [sinces] : sinces;
+      const transformations: ColumnTransformation[] = [];
+      kindList.forEach((kind, index) => {
+        if (at === undefined || sinceList[index]! <= at) transformations.push(this.#kinds[kind]!);
+      });
+      if (transformations.length > 0) result.push({ ...this.#ref(this.#edgeIn[edge]!), transformations });
     }
     return result;
   }
 
   /** The columns a column feeds (as of `at`). */
   outputsOf(ref: FieldRef, at?: Ms): FieldRef[] {
-    const inKey = keyOf(ref.datasetId, ref.field);
-    const keys = [...(this.#outputs.get(inKey) ?? [])];
-    return (
-      at === undefined ? keys : keys.filter((outKey) => this.#edgeSince.get(`${outKey}\u0001${inKey}`)! <= at)
-    ).map((key) => this.#refs.get(key)!);
+    const input = this.#columnId(ref.datasetId, ref.field);
+    if (input === undefined) return [];
+    const result: FieldRef[] = [];
+    for (const edge of this.#outOf.get(input) ?? []) {
+      if (at === undefined || this.#edgeSince[edge]! <= at) result.push(this.#ref(this.#edgeOut[edge]!));
+    }
+    return result;
   }
 
   /**
@@ -208,4 +272,16 @@ export class ColumnGraph {
     if (downstream) walk(false);
     return reached;
   }
+}
+
+interface ColumnEdgeRow {
+  output_dataset_id: number;
+  output_field: string;
+  input_dataset_id: number;
+  input_field: string;
+  transformation_type: string;
+  transformation_subtype: string;
+  transformation_description: string | null;
+  masking: boolean;
+  first_seen: Date;
 }

@@ -1,0 +1,235 @@
+/**
+ * `npm run bench -- growth`: what a store full of history costs the server. Spark-like events (50,000 jobs and
+ * 82,000 datasets per million events) go in through the batch API; at each checkpoint the server is restarted and
+ * measured: resident memory once ready, time from spawn to a 200 from /readyz, the store's size on disk, and the
+ * latency of lineage (depth 20), search and the events page. Memory and start-up should follow the current graph,
+ * so from one checkpoint to the next they should stay flat while the store grows.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { postBatch } from './batch-ingest.js';
+import { createHttpClient, type HttpClient } from './http-client.js';
+import { ErrorTally, runWorkers } from './load.js';
+import { DEFAULT_DATABASE_URL, type StoreName } from './options.js';
+import { createRunEventStream } from './run-events.js';
+import { startServerProcess, type ServerProcess } from './server-process.js';
+import { percentiles } from './stats.js';
+import { prepareEmbeddedStore, preparePostgresStore, type BenchStore } from './stores.js';
+
+/** Options of the growth benchmark. */
+export interface GrowthOptions {
+  readonly stores: readonly StoreName[];
+  /** Events stored at each measurement, ascending. @default [300000, 1000000, 3000000] */
+  readonly checkpoints: readonly number[];
+  readonly databaseUrl: string;
+  /** Requests per latency measurement. @default 60 */
+  readonly queries: number;
+}
+
+/** One checkpoint's figures. */
+export interface GrowthPoint {
+  readonly events: number;
+  readonly ingestEventsPerSecond: number;
+  readonly readyMs: number;
+  readonly rssMiB: number;
+  readonly storeMiB: number;
+  readonly latencyMs: Record<'lineage' | 'search' | 'events', { p50: number; p95: number }>;
+}
+
+const progress = (message: string) => process.stderr.write(`bench growth: ${message}\n`);
+
+/** Parses `growth [--stores a,b] [--checkpoints n,n,n] [--queries n]`. */
+export function parseGrowthOptions(argv: readonly string[], env: NodeJS.ProcessEnv): GrowthOptions {
+  const value = (flag: string) => {
+    const index = argv.indexOf(flag);
+    return index >= 0 ? argv[index + 1] : undefined;
+  };
+  const stores = (value('--stores') ?? 'embedded,postgres').split(',') as StoreName[];
+  for (const store of stores) {
+    if (store !== 'embedded' && store !== 'postgres') throw new Error(`--stores: unknown store ${store}`);
+  }
+  const checkpoints = (value('--checkpoints') ?? '300000,1000000,3000000').split(',').map(Number);
+  if (checkpoints.some((n, i) => !Number.isInteger(n) || n <= 0 || (i > 0 && n <= checkpoints[i - 1]!))) {
+    throw new Error('--checkpoints: ascending whole numbers of events, e.g. 300000,1000000,3000000');
+  }
+  return {
+    stores,
+    checkpoints,
+    databaseUrl: env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
+    queries: Number(value('--queries') ?? 60),
+  };
+}
+
+/** Runs the growth benchmark on each store and returns its figures by store. */
+export async function runGrowth(options: GrowthOptions): Promise<Record<string, GrowthPoint[]>> {
+  const result: Record<string, GrowthPoint[]> = {};
+  for (const name of options.stores) {
+    const store =
+      name === 'embedded' ? await prepareEmbeddedStore() : await preparePostgresStore(options.databaseUrl);
+    try {
+      result[name] = await growStore(store, options);
+    } finally {
+      await store.cleanup();
+    }
+  }
+  return result;
+}
+
+async function growStore(store: BenchStore, options: GrowthOptions): Promise<GrowthPoint[]> {
+  const perMillion = (n: number) => Math.max(1, Math.round(n));
+  const stream = createRunEventStream({
+    jobs: perMillion(50_000),
+    datasets: perMillion(82_000),
+    fieldsPerDataset: 12,
+    seed: 7,
+  });
+  const points: GrowthPoint[] = [];
+  let stored = 0;
+  let server = await startServerProcess({ serveArgs: store.serveArgs, startTimeoutMs: 600_000 });
+  try {
+    for (const target of options.checkpoints) {
+      progress(`${store.name}: ingesting up to ${target} events`);
+      const started = Date.now();
+      const before = stored;
+      stored = await ingestUntil(server, stream, stored, target);
+      const ingestEventsPerSecond = ((stored - before) * 1000) / (Date.now() - started);
+      progress(
+        `${store.name}: ${stored} events (${Math.round(ingestEventsPerSecond)}/s, ${Math.round(stream.meanBytes)} B each); restarting`,
+      );
+      await server.stop(120_000);
+      const spawnedAt = Date.now();
+      server = await startServerProcess({ serveArgs: store.serveArgs, startTimeoutMs: 600_000 });
+      await waitReady(server.url);
+      const readyMs = Date.now() - spawnedAt;
+      const rssMiB = rss(server.pid);
+      const storeMiB = await storeSize(store);
+      const latencyMs = await latencies(server.url, options.queries);
+      const point: GrowthPoint = {
+        events: stored,
+        ingestEventsPerSecond,
+        readyMs,
+        rssMiB,
+        storeMiB,
+        latencyMs,
+      };
+      progress(`${store.name}: ${JSON.stringify(point)}`);
+      points.push(point);
+    }
+  } finally {
+    await server.stop(120_000);
+  }
+  return points;
+}
+
+async function ingestUntil(
+  server: ServerProcess,
+  stream: ReturnType<typeof createRunEventStream>,
+  stored: number,
+  target: number,
+): Promise<number> {
+  const client = createHttpClient(server.url, { maxSockets: 4, timeoutMs: 300_000 });
+  const tally = new ErrorTally(server);
+  let sent = stored;
+  try {
+    await runWorkers(4, async () => {
+      while (sent < target) {
+        const size = Math.min(1000, target - sent);
+        sent += size;
+        const events: string[] = [];
+        for (let i = 0; i < size; i++) events.push(stream.next());
+        const summary = await postBatch(client, `[${events.join(',')}]`, tally);
+        if (!summary || summary.failed > 0)
+          throw new Error(`a batch failed: ${JSON.stringify(tally.result)}`);
+      }
+    });
+  } finally {
+    client.close();
+  }
+  return sent;
+}
+
+async function waitReady(url: string): Promise<void> {
+  for (;;) {
+    const response = await fetch(`${url}/readyz`).catch(() => undefined);
+    if (response?.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Resident memory of a process, in MiB (Linux). */
+function rss(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Math.round(Number(match[1]) / 1024) : NaN;
+}
+
+async function storeSize(store: BenchStore): Promise<number> {
+  if (store.databaseUrl === undefined) {
+    const dir = store.serveArgs[store.serveArgs.indexOf('--data-dir') + 1]!;
+    return Math.round(
+      Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]) / 1024 / 1024,
+    );
+  }
+  const client = new pg.Client({ connectionString: store.databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ size: string }>(
+      'SELECT pg_database_size(current_database()) AS size',
+    );
+    return Math.round(Number(rows[0]!.size) / 1024 / 1024);
+  } finally {
+    await client.end();
+  }
+}
+
+async function latencies(url: string, queries: number): Promise<GrowthPoint['latencyMs']> {
+  const client = createHttpClient(url, { maxSockets: 1 });
+  try {
+    const datasets = JSON.parse(
+      (await client.get('/api/v1/namespaces/postgres%3A%2F%2Fwarehouse.internal%3A5432/datasets?limit=200'))
+        .body,
+    ) as { datasets: { name: string }[] };
+    const names = datasets.datasets.map((dataset) => dataset.name);
+    if (names.length === 0) throw new Error('no datasets to ask about');
+    const time = async (paths: (i: number) => string) => {
+      const samples: number[] = [];
+      for (let i = 0; i < queries; i++) {
+        const started = performance.now();
+        const response = await client.get(paths(i));
+        if (response.status !== 200) throw new Error(`${paths(i)} answered ${response.status}`);
+        samples.push(performance.now() - started);
+      }
+      const { p50, p95 } = percentiles(samples);
+      return { p50: Number(p50.toFixed(1)), p95: Number(p95.toFixed(1)) };
+    };
+    const nodeId = (i: number) =>
+      encodeURIComponent(`dataset:postgres://warehouse.internal:5432:${names[i % names.length]!}`);
+    return {
+      lineage: await time((i) => `/api/v1/lineage?nodeId=${nodeId(i)}&depth=20&direction=upstream`),
+      search: await time(
+        (i) =>
+          `/api/v1/search?q=${encodeURIComponent(names[i % names.length]!.split('.').pop()!.slice(0, 5))}&limit=20`,
+      ),
+      events: await time(() => '/api/v1/events/lineage?limit=100'),
+    };
+  } finally {
+    client.close();
+  }
+}
+
+/** The figures as a Markdown table. */
+export function formatGrowthTable(results: Record<string, GrowthPoint[]>): string {
+  const lines = [
+    '| store | events | ingest (events/s) | ready (s) | RSS (MiB) | store (MiB) | lineage p50/p95 (ms) | search p50/p95 | events page p50/p95 |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const [store, points] of Object.entries(results)) {
+    for (const p of points) {
+      const l = p.latencyMs;
+      lines.push(
+        `| ${store} | ${p.events.toLocaleString('en')} | ${Math.round(p.ingestEventsPerSecond).toLocaleString('en')} | ${(p.readyMs / 1000).toFixed(1)} | ${p.rssMiB} | ${p.storeMiB.toLocaleString('en')} | ${l.lineage.p50} / ${l.lineage.p95} | ${l.search.p50} / ${l.search.p95} | ${l.events.p50} / ${l.events.p95} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
