@@ -1,0 +1,251 @@
+"""One emitter, two outputs: the file sink (always) and the HTTP sink (when a URL is set).
+
+Best effort by construction: `emit()` only puts the event on a queue; one background thread writes the file and
+posts over HTTP. An HTTP failure marks the sink down for a while and sends events to the spool file instead, so a
+dead backend costs one failed connection, not one per event. `close()` waits at most `shutdown_timeout_s`; whatever
+is still queued then is spooled (a local append), so a run never waits on the network for longer than that bound.
+Spooled events are replayed, oldest first, when the next emitter with the same spool starts (or by
+`kedro openlineage replay`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from .config import Settings
+
+log = logging.getLogger(__name__)
+
+_STOP = object()
+
+
+def _append_lines(path: Path, events: list[dict[str, Any]]) -> None:
+    if not events:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("".join(json.dumps(event, sort_keys=True) + "\n" for event in events))
+
+
+def read_spool(path: Path) -> list[dict[str, Any]]:
+    """The events waiting in a spool file; a torn last line (a crash mid-write) is skipped."""
+    if not path.exists():
+        return []
+    events = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            try:
+                events.append(json.loads(line))
+            except json.JSONDecodeError:
+                log.warning("kedro-openlineage: skipping an unreadable line in the spool %s", path)
+    return events
+
+
+class HttpSink:
+    """Posts one event per request with openlineage-python's HTTP transport; returns whether it was accepted."""
+
+    def __init__(self, settings: Settings) -> None:
+        from openlineage.client.transport.http import HttpConfig, HttpTransport
+
+        auth = {"type": "api_key", "apiKey": settings.api_key} if settings.api_key else {}
+        config = HttpConfig.from_dict(
+            {
+                "url": settings.url,
+                "endpoint": settings.endpoint,
+                "timeout": settings.timeout_s,
+                "auth": auth,
+                "custom_headers": dict(settings.headers),
+                # One quick retry for a dropped connection; a real outage is handled by the spool, not by waiting.
+                "retry": {"total": 1, "connect": 1, "read": 0, "backoff_factor": 0.05,
+                          "status_forcelist": [502, 503, 504]},
+            }
+        )
+        self._transport = HttpTransport(config)
+
+    def send(self, event: dict[str, Any]) -> None:
+        """Raises on any failure (refused, timed out, 4xx/5xx)."""
+        # The transport serialises with openlineage-python's Serde, which takes the event as a dict too.
+        self._transport.emit(event)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        self._transport.close()
+
+
+class Emitter:
+    """Queue plus background thread feeding the file sink and the HTTP sink; see the module docstring."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        project_path: Path,
+        *,
+        http: HttpSink | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._settings = settings
+        self._file = settings.resolve(project_path, settings.file_path) if settings.file_path else None
+        self._spool = settings.resolve(project_path, settings.spool_path)
+        self._http = http if http is not None else (HttpSink(settings) if settings.url else None)
+        self._clock = clock
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._down_until = 0.0
+        self._lock = threading.Lock()
+        self._file_handle = None
+        self._closed = False
+        self.stats = {"sent": 0, "spooled": 0, "replayed": 0, "written": 0}
+        if self._file is not None:
+            # Rewritten every run: Kedro-Viz's workflow view shows the last run only; the server keeps the history.
+            self._file.parent.mkdir(parents=True, exist_ok=True)
+            self._file_handle = self._file.open("w", encoding="utf-8")
+        self._thread = threading.Thread(target=self._work, name="kedro-openlineage-emitter", daemon=True)
+        self._thread.start()
+
+    def emit(self, event: dict[str, Any]) -> None:
+        """Queues one event (already a JSON-ready dict); never blocks on I/O and never raises."""
+        if self._closed:
+            log.warning("kedro-openlineage: an event arrived after the emitter closed; it goes to the spool")
+            self._spool_events([event])
+            return
+        self._queue.put(event)
+
+    def close(self) -> None:
+        """Stops the thread within `shutdown_timeout_s`; anything not sent by then is spooled."""
+        if self._closed:
+            return
+        self._closed = True
+        self._queue.put(_STOP)
+        self._thread.join(self._settings.shutdown_timeout_s)
+        if self._thread.is_alive():
+            # The thread is stuck in a request. Take over: what is still queued goes to the spool now. The event in
+            # flight may arrive and be spooled as well; the server deduplicates identical events.
+            leftover = []
+            while True:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is not _STOP:
+                    leftover.append(item)
+            with self._lock:
+                self._write_file(leftover)
+            self._spool_events(leftover)
+            log.warning(
+                "kedro-openlineage: the lineage server did not answer within %.1fs; %d event(s) spooled to %s",
+                self._settings.shutdown_timeout_s, len(leftover), self._spool,
+            )
+        with self._lock:
+            if self._file_handle is not None:
+                self._file_handle.close()
+                self._file_handle = None
+        if self._http is not None and not self._thread.is_alive():
+            self._http.close()
+
+    # -- background thread -------------------------------------------------------------------------------------
+
+    def _work(self) -> None:
+        try:
+            self._replay()
+        except Exception:  # noqa: BLE001 - a broken spool must not stop live events
+            log.exception("kedro-openlineage: replaying the spool failed")
+        while True:
+            item = self._queue.get()
+            batch = [item]
+            # Take what else is waiting, so the file is written in one go under load.
+            while len(batch) < 500:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            stop = any(event is _STOP for event in batch)
+            events = [event for event in batch if event is not _STOP]
+            try:
+                with self._lock:
+                    self._write_file(events)
+                self._deliver(events)
+            except Exception:  # noqa: BLE001 - the thread must survive anything a sink does
+                log.exception("kedro-openlineage: emitting %d event(s) failed", len(events))
+            if stop:
+                return
+
+    def _write_file(self, events: list[dict[str, Any]]) -> None:
+        if self._file_handle is None or not events:
+            return
+        self._file_handle.write("".join(json.dumps(event, sort_keys=True) + "\n" for event in events))
+        self._file_handle.flush()
+        self.stats["written"] += len(events)
+
+    def _deliver(self, events: list[dict[str, Any]]) -> None:
+        if self._http is None:
+            return
+        for index, event in enumerate(events):
+            if self._clock() < self._down_until:
+                self._spool_events(events[index:])
+                return
+            try:
+                self._http.send(event)
+                self.stats["sent"] += 1
+            except Exception as error:  # noqa: BLE001
+                self._down_until = self._clock() + self._settings.retry_after_s
+                log.warning(
+                    "kedro-openlineage: could not send to %s (%s); spooling to %s and retrying in %.0fs",
+                    self._settings.url, error, self._spool, self._settings.retry_after_s,
+                )
+                self._spool_events(events[index:])
+                return
+
+    def _spool_events(self, events: list[dict[str, Any]]) -> None:
+        if not events or self._http is None:
+            return
+        try:
+            with self._lock:
+                _append_lines(self._spool, events)
+            self.stats["spooled"] += len(events)
+        except OSError:
+            log.exception("kedro-openlineage: could not write the spool %s; %d event(s) lost", self._spool, len(events))
+
+    def _replay(self) -> None:
+        if self._http is None:
+            return
+        replaying = self._spool.with_suffix(self._spool.suffix + f".replay-{os.getpid()}")
+        try:
+            # Claim the spool atomically so that events spooled from now on start a fresh file.
+            os.replace(self._spool, replaying)
+        except FileNotFoundError:
+            return
+        pending = read_spool(replaying)
+        for index, event in enumerate(pending):
+            try:
+                self._http.send(event)
+                self.stats["replayed"] += 1
+            except Exception as error:  # noqa: BLE001
+                self._down_until = self._clock() + self._settings.retry_after_s
+                log.warning("kedro-openlineage: replaying the spool stopped (%s); %d event(s) kept",
+                            error, len(pending) - index)
+                self._spool_events(pending[index:])
+                break
+        replaying.unlink(missing_ok=True)
+        if self.stats["replayed"]:
+            log.info("kedro-openlineage: replayed %d spooled event(s) to %s", self.stats["replayed"], self._settings.url)
+
+
+def replay_spool(settings: Settings, project_path: Path) -> dict[str, int]:
+    """Sends the spooled events now (the `kedro openlineage replay` command); returns the counts."""
+    if not settings.url:
+        raise ValueError("No lineage server URL is set (OPENLINEAGE_URL or url in openlineage.yml); nothing to replay to.")
+    emitter = Emitter(replace_file(settings), project_path)
+    emitter.close()
+    return dict(emitter.stats)
+
+
+def replace_file(settings: Settings) -> Settings:
+    """The same settings without the file sink (used by commands that must not rewrite the last run's file)."""
+    from dataclasses import replace
+
+    return replace(settings, file_path=None)
