@@ -99,6 +99,9 @@ class Emitter:
         self._lock = threading.Lock()
         self._file_handle = None
         self._closed = False
+        self._abandoned = False
+        self._undelivered: list[dict[str, Any]] = []
+        self._replaying: Path | None = None
         self.stats = {"sent": 0, "spooled": 0, "replayed": 0, "written": 0}
         if self._file is not None:
             # Rewritten every run: Kedro-Viz's workflow view shows the last run only; the server keeps the history.
@@ -123,8 +126,12 @@ class Emitter:
         self._queue.put(_STOP)
         self._thread.join(self._settings.shutdown_timeout_s)
         if self._thread.is_alive():
-            # The thread is stuck in a request. Take over: what is still queued goes to the spool now. The event in
-            # flight may arrive and be spooled as well; the server deduplicates identical events.
+            # The thread is stuck in a request. Take over: what it has not delivered and what is still queued go to
+            # the spool now, and the thread gives up when its request returns. The event in flight may arrive and be
+            # spooled as well; the server deduplicates identical events.
+            with self._lock:
+                self._abandoned = True
+                undelivered, self._undelivered = self._undelivered, []
             leftover = []
             while True:
                 try:
@@ -135,10 +142,14 @@ class Emitter:
                     leftover.append(item)
             with self._lock:
                 self._write_file(leftover)
-            self._spool_events(leftover)
+            self._spool_events(undelivered + leftover, force=True)
+            with self._lock:
+                replaying, self._replaying = self._replaying, None
+            if replaying is not None:
+                replaying.unlink(missing_ok=True)
             log.warning(
                 "kedro-openlineage: the lineage server did not answer within %.1fs; %d event(s) spooled to %s",
-                self._settings.shutdown_timeout_s, len(leftover), self._spool,
+                self._settings.shutdown_timeout_s, len(undelivered) + len(leftover), self._spool,
             )
         with self._lock:
             if self._file_handle is not None:
@@ -185,6 +196,10 @@ class Emitter:
         if self._http is None:
             return
         for index, event in enumerate(events):
+            with self._lock:
+                if self._abandoned:
+                    return
+                self._undelivered = events[index:]
             if self._clock() < self._down_until:
                 self._spool_events(events[index:])
                 return
@@ -199,12 +214,17 @@ class Emitter:
                 )
                 self._spool_events(events[index:])
                 return
+        with self._lock:
+            self._undelivered = []
 
-    def _spool_events(self, events: list[dict[str, Any]]) -> None:
+    def _spool_events(self, events: list[dict[str, Any]], force: bool = False) -> None:
         if not events or self._http is None:
             return
         try:
             with self._lock:
+                if self._abandoned and not force:
+                    return  # close() has spooled these already
+                self._undelivered = []
                 _append_lines(self._spool, events)
             self.stats["spooled"] += len(events)
         except OSError:
@@ -219,8 +239,13 @@ class Emitter:
             os.replace(self._spool, replaying)
         except FileNotFoundError:
             return
+        self._replaying = replaying
         pending = read_spool(replaying)
         for index, event in enumerate(pending):
+            with self._lock:
+                if self._abandoned:
+                    return  # close() spooled the rest and removed the claimed file
+                self._undelivered = pending[index:]
             try:
                 self._http.send(event)
                 self.stats["replayed"] += 1
@@ -230,6 +255,9 @@ class Emitter:
                             error, len(pending) - index)
                 self._spool_events(pending[index:])
                 break
+        with self._lock:
+            self._undelivered = []
+            self._replaying = None
         replaying.unlink(missing_ok=True)
         if self.stats["replayed"]:
             log.info("kedro-openlineage: replayed %d spooled event(s) to %s", self.stats["replayed"], self._settings.url)
