@@ -187,3 +187,17 @@ def test_close_is_bounded_when_the_server_never_answers(tmp_path: Path, hanging_
     assert spooled == [0, 1, 2, 3]
     lines = (tmp_path / ".viz/lineage_events.json").read_text().splitlines()
     assert sorted(json.loads(line)["n"] for line in lines) == [0, 1, 2, 3]
+
+
+def test_events_of_one_run_arrive_in_order_while_runs_go_in_parallel(tmp_path: Path, recorder: Recorder) -> None:
+    emitter = Emitter(Settings(url=recorder.url, concurrency=4), tmp_path)
+    for n in range(60):
+        emitter.emit({**event(n), "run": {"runId": f"run-{n % 5}"}})
+    emitter.close()
+    assert sorted(e["n"] for e in recorder.events) == list(range(60))
+    for run in range(5):
+        arrived = [e["n"] for e in recorder.events if e["run"]["runId"] == f"run-{run}"]
+        assert arrived == sorted(arrived), run
+    assert settings_from({"concurrency": 8}, env={}).concurrency == 8
+    with pytest.raises(ConfigError, match="concurrency must be a whole number from 1 to 32"):
+        settings_from({"concurrency": 0}, env={})

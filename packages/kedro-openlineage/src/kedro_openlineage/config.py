@@ -40,6 +40,8 @@ class Settings:
     spool_path: str = ".viz/openlineage_spool.ndjson"
     #: Turns the plugin off entirely.
     disabled: bool = False
+    #: Requests in flight at once, for events of different runs (the events of one run are sent in order).
+    concurrency: int = 4
     #: Extra headers for every HTTP request.
     headers: Mapping[str, str] = field(default_factory=dict)
 
@@ -77,7 +79,7 @@ def settings_from(file_config: Mapping[str, Any] | None, env: Mapping[str, str] 
     """Builds the settings from the parsed `openlineage.yml` (may be empty) and the environment.
 
     The file accepts the plugin's own keys (`url`, `endpoint`, `api_key`, `namespace`, `timeout`,
-    `shutdown_timeout`, `retry_after`, `file`, `spool`, `disabled`, `headers`) and, so that a file written for the
+    `shutdown_timeout`, `retry_after`, `concurrency`, `file`, `spool`, `disabled`, `headers`) and, so that a file written for the
     OpenLineage Python client keeps working, its `transport: {type: http, url, endpoint, timeout, auth: {apiKey}}`
     block. Variables win over the file: OPENLINEAGE_URL, OPENLINEAGE_ENDPOINT, OPENLINEAGE_API_KEY,
     OPENLINEAGE_NAMESPACE and OPENLINEAGE_DISABLED, as the Python client reads them.
@@ -87,7 +89,7 @@ def settings_from(file_config: Mapping[str, Any] | None, env: Mapping[str, str] 
     where = "openlineage.yml"
     known = {
         "url", "endpoint", "api_key", "namespace", "timeout", "shutdown_timeout", "retry_after", "file", "spool",
-        "disabled", "headers", "transport",
+        "disabled", "headers", "transport", "concurrency",
     }
     unknown = sorted(set(conf) - known)
     if unknown:
@@ -119,6 +121,11 @@ def settings_from(file_config: Mapping[str, Any] | None, env: Mapping[str, str] 
                         ("retry_after", "retry_after_s")):
         if conf.get(key) is not None:
             values[target] = _seconds(conf[key], f"{where}: {key}")
+    if conf.get("concurrency") is not None:
+        value = conf["concurrency"]
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 32:
+            raise ConfigError(f"{where}: concurrency must be a whole number from 1 to 32; got {value!r}.")
+        values["concurrency"] = value
     if "file" in conf:
         values["file_path"] = None if conf["file"] in (None, False) else str(conf["file"])
     if conf.get("spool") is not None:

@@ -16,6 +16,7 @@ import os
 import queue
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
@@ -52,7 +53,7 @@ class HttpSink:
     """Posts one event per request with openlineage-python's HTTP transport; returns whether it was accepted."""
 
     def __init__(self, settings: Settings) -> None:
-        from openlineage.client.transport.http import HttpConfig, HttpTransport
+        from openlineage.client.transport.http import HttpConfig
 
         auth = {"type": "api_key", "apiKey": settings.api_key} if settings.api_key else {}
         config = HttpConfig.from_dict(
@@ -67,15 +68,32 @@ class HttpSink:
                           "status_forcelist": [502, 503, 504]},
             }
         )
-        self._transport = HttpTransport(config)
+        self._config = config
+        self._local = threading.local()
+        self._transports: list[Any] = []
+        self._lock = threading.Lock()
+
+    def _transport(self) -> Any:
+        # One transport (one requests.Session) per sending thread: a Session is not documented as thread-safe.
+        transport = getattr(self._local, "transport", None)
+        if transport is None:
+            from openlineage.client.transport.http import HttpTransport
+
+            transport = self._local.transport = HttpTransport(self._config)
+            with self._lock:
+                self._transports.append(transport)
+        return transport
 
     def send(self, event: dict[str, Any]) -> None:
         """Raises on any failure (refused, timed out, 4xx/5xx)."""
         # The transport serialises with openlineage-python's Serde, which takes the event as a dict too.
-        self._transport.emit(event)  # type: ignore[arg-type]
+        self._transport().emit(event)
 
     def close(self) -> None:
-        self._transport.close()
+        with self._lock:
+            transports, self._transports = self._transports, []
+        for transport in transports:
+            transport.close()
 
 
 class Emitter:
@@ -102,11 +120,17 @@ class Emitter:
         self._abandoned = False
         self._undelivered: list[dict[str, Any]] = []
         self._replaying: Path | None = None
+        self._backlog: list[dict[str, Any]] = []  # spooled events after the chunk being replayed
         self.stats = {"sent": 0, "spooled": 0, "replayed": 0, "written": 0}
         if self._file is not None:
             # Rewritten every run: Kedro-Viz's workflow view shows the last run only; the server keeps the history.
             self._file.parent.mkdir(parents=True, exist_ok=True)
             self._file_handle = self._file.open("w", encoding="utf-8")
+        self._pool = (
+            ThreadPoolExecutor(settings.concurrency, thread_name_prefix="kedro-openlineage-http")
+            if self._http is not None and settings.concurrency > 1
+            else None
+        )
         self._thread = threading.Thread(target=self._work, name="kedro-openlineage-emitter", daemon=True)
         self._thread.start()
 
@@ -155,6 +179,8 @@ class Emitter:
             if self._file_handle is not None:
                 self._file_handle.close()
                 self._file_handle = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=not self._thread.is_alive(), cancel_futures=True)
         if self._http is not None and not self._thread.is_alive():
             self._http.close()
 
@@ -193,29 +219,50 @@ class Emitter:
         self.stats["written"] += len(events)
 
     def _deliver(self, events: list[dict[str, Any]]) -> None:
-        if self._http is None:
+        if self._http is None or not events:
             return
-        for index, event in enumerate(events):
-            with self._lock:
-                if self._abandoned:
-                    return
-                self._undelivered = events[index:]
-            if self._clock() < self._down_until:
-                self._spool_events(events[index:])
+        with self._lock:
+            if self._abandoned:
                 return
+            self._undelivered = list(events) + self._backlog
+        # Events of one run go in order over one connection (a server that keeps the last state it received, as
+        # Marquez does, must see START before COMPLETE); different runs go in parallel, since one request at a time
+        # makes the end of a run wait for the server's latency once per event.
+        groups: dict[Any, list[dict[str, Any]]] = {}
+        for event in events:
+            groups.setdefault((event.get("run") or {}).get("runId"), []).append(event)
+        if len(groups) == 1 or self._pool is None:
+            unsent = [e for group in groups.values() for e in self._send_in_order(group)]
+        else:
+            futures = [self._pool.submit(self._send_in_order, group) for group in groups.values()]
+            unsent = [e for future in futures for e in future.result()]
+        if unsent:
+            keep = {id(e) for e in unsent}
+            self._spool_events([e for e in events if id(e) in keep])
+        with self._lock:
+            self._undelivered = list(self._backlog)
+
+    def _send_in_order(self, group: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Sends the events of one run in order; returns those not sent (the sink is down, or went down)."""
+        assert self._http is not None
+        for index, event in enumerate(group):
+            if self._abandoned or self._clock() < self._down_until:
+                return group[index:]
             try:
                 self._http.send(event)
-                self.stats["sent"] += 1
+                with self._lock:
+                    self.stats["sent"] += 1
             except Exception as error:  # noqa: BLE001
-                self._down_until = self._clock() + self._settings.retry_after_s
-                log.warning(
-                    "kedro-openlineage: could not send to %s (%s); spooling to %s and retrying in %.0fs",
-                    self._settings.url, error, self._spool, self._settings.retry_after_s,
-                )
-                self._spool_events(events[index:])
-                return
-        with self._lock:
-            self._undelivered = []
+                with self._lock:
+                    already_down = self._clock() < self._down_until
+                    self._down_until = self._clock() + self._settings.retry_after_s
+                if not already_down:
+                    log.warning(
+                        "kedro-openlineage: could not send to %s (%s); spooling to %s and retrying in %.0fs",
+                        self._settings.url, error, self._spool, self._settings.retry_after_s,
+                    )
+                return group[index:]
+        return []
 
     def _spool_events(self, events: list[dict[str, Any]], force: bool = False) -> None:
         if not events or self._http is None:
@@ -241,22 +288,21 @@ class Emitter:
             return
         self._replaying = replaying
         pending = read_spool(replaying)
-        for index, event in enumerate(pending):
+        sent_before = self.stats["sent"]
+        for start in range(0, len(pending), 500):
+            if self._abandoned:
+                return  # close() spooled the rest and removed the claimed file
+            chunk = pending[start : start + 500]
             with self._lock:
-                if self._abandoned:
-                    return  # close() spooled the rest and removed the claimed file
-                self._undelivered = pending[index:]
-            try:
-                self._http.send(event)
-                self.stats["replayed"] += 1
-            except Exception as error:  # noqa: BLE001
-                self._down_until = self._clock() + self._settings.retry_after_s
-                log.warning("kedro-openlineage: replaying the spool stopped (%s); %d event(s) kept",
-                            error, len(pending) - index)
-                self._spool_events(pending[index:])
-                break
+                self._backlog = pending[start + 500 :]
+            if self._clock() < self._down_until:
+                self._spool_events(chunk)  # the sink went down during the replay: keep the rest, in order
+            else:
+                self._deliver(chunk)
+        self.stats["replayed"] = self.stats["sent"] - sent_before
+        self.stats["sent"] = sent_before
         with self._lock:
-            self._undelivered = []
+            self._undelivered, self._backlog = [], []
             self._replaying = None
         replaying.unlink(missing_ok=True)
         if self.stats["replayed"]:
