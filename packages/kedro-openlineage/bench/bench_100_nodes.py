@@ -37,6 +37,7 @@ def write_project(root: Path, nodes: int, concurrency: int) -> None:
         "conf/base/catalog.yml": "",
         "conf/base/parameters.yml": "step: 1\n",
         "conf/local/.gitkeep": "",
+        ".telemetry": "consent: false\n",
         "src/bench_project/__init__.py": "",
         "src/bench_project/settings.py": "",
         "src/bench_project/pipeline_registry.py": f"""

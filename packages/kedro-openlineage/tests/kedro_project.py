@@ -70,6 +70,8 @@ FILES = {
         fail: false
         """,
     "conf/local/.gitkeep": "",
+    # Kedro's telemetry plugin would try to reach its service; tests talk only to loopback.
+    ".telemetry": "consent: false\n",
     "conf/base/logging.yml": """
         version: 1
         disable_existing_loggers: false

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
+import time
+import urllib.error
 from collections import defaultdict
 from typing import Any
 
@@ -259,3 +262,73 @@ def _job_exists(headwater: Headwater, namespace: str, job: str) -> bool:
         return True
     except urllib.error.HTTPError:
         return False
+
+
+def test_static_push_sends_the_structure_before_any_run(project, headwater: Headwater) -> None:
+    ns = project.namespace
+    push = subprocess.run([str(KEDRO), "openlineage", "push"], cwd=project.root, capture_output=True, text=True,
+                          env={**project_env(project), "OPENLINEAGE_URL": headwater.url}, timeout=120, check=False)
+    assert push.returncode == 0, push.stdout + push.stderr
+    assert "pushed 6 job(s) and 7 dataset(s)" in push.stdout and "13 event(s) sent, 0 spooled" in push.stdout
+    assert not (project.root / ".viz/lineage_events.json").exists()
+    reachable = set()
+    deadline = time.monotonic() + 10
+    while f"dataset:{ns}:report" not in reachable and time.monotonic() < deadline:
+        try:
+            reachable = headwater.downstream(ns, "companies")
+        except urllib.error.HTTPError:
+            time.sleep(0.2)
+    assert {f"job:{ns}:{name}" for name in NODES} | {f"dataset:{ns}:report"} <= reachable
+    model_input = headwater.get(f"/api/v1/namespaces/{ns}/datasets/model_input")
+    assert model_input["description"] == "Features fed into training"
+    assert model_input["facets"]["symlinks"]["identifiers"][0]["name"] == str(
+        project.root / "data/03_primary/model_input.parquet")
+    # Structure only: the jobs exist and have no runs yet.
+    assert headwater.runs(ns, PARENT) == []
+    assert headwater.runs(ns, "check") == []
+
+    down = subprocess.run([str(KEDRO), "openlineage", "push"], cwd=project.root, capture_output=True, text=True,
+                          env={**project_env(project), "OPENLINEAGE_URL": f"http://127.0.0.1:{free_port()}"},
+                          timeout=120, check=False)
+    assert down.returncode != 0
+    assert "0 event(s) sent, 13 spooled" in down.stdout and "kedro openlineage replay" in down.stderr
+
+
+def test_kedro_viz_workflow_view_reads_the_runs_its_own_hook_skips(project, headwater: Headwater) -> None:
+    from kedro_viz.api.rest.responses.run_events import transform_events_to_structured_format
+
+    viz_file = project.root / ".viz/kedro_pipeline_events.json"
+    # Kedro-Viz's hook skips non-sequential runs; the plugin writes the file from its OpenLineage events instead.
+    result = project.run("--runner", "ThreadRunner", "--params", "fail=true", url=headwater.url)
+    assert result.returncode != 0
+    assert "Workflow tracking is disabled for non-sequential runners" in result.output
+    status = transform_events_to_structured_format(json.loads(viz_file.read_text()))
+    nodes = {node_id: info.status.value for node_id, info in status.nodes.items()}
+    ids = viz_ids_of(project)
+    assert nodes == {ids["ingestion.type_companies"]: "success", ids["ingestion.filter_rated"]: "success",
+                     ids["ingestion.join_reviews"]: "success", ids["check"]: "failed"}
+    assert status.nodes[ids["check"]].error.message == "ValueError: check failed on purpose: the fail parameter is set"
+    assert status.pipeline.status.value == "failed"
+    saved = {info.name: info.size for info in status.datasets.values()}
+    assert saved["model_input"] == (project.root / "data/03_primary/model_input.parquet").stat().st_size
+
+    # A full sequential run is Kedro-Viz's own: the plugin leaves the file to its hook (which lists parameters).
+    viz_file.unlink()
+    full = project.run(url=headwater.url)
+    assert full.returncode == 0, full.output
+    written = json.loads(viz_file.read_text())
+    assert any(e.get("dataset") == "params:fail" for e in written)
+
+
+def viz_ids_of(project) -> dict[str, str]:
+    """Kedro-Viz's ids of the nodes, computed by Kedro-Viz from the project's own pipeline."""
+    code = (
+        "import sys; from kedro.framework.startup import bootstrap_project; bootstrap_project(sys.argv[1]);"
+        "from kedro.framework.project import pipelines; from kedro_viz.integrations.kedro.hooks_utils import hash_node;"
+        "import json; print(json.dumps({n.name: hash_node(n) for n in pipelines['__default__'].nodes}))"
+    )
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code, str(project.root)], capture_output=True, text=True,
+                          cwd=project.root, env=project_env(project), check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])

@@ -42,6 +42,9 @@ class Settings:
     disabled: bool = False
     #: Requests in flight at once, for events of different runs (the events of one run are sent in order).
     concurrency: int = 4
+    #: Write Kedro-Viz 12.x's `.viz/kedro_pipeline_events.json`: "auto" (when Kedro-Viz's own hook skips the run),
+    #: "always" or "never". See viz_compat.py.
+    viz_file: str = "auto"
     #: Extra headers for every HTTP request.
     headers: Mapping[str, str] = field(default_factory=dict)
 
@@ -79,7 +82,7 @@ def settings_from(file_config: Mapping[str, Any] | None, env: Mapping[str, str] 
     """Builds the settings from the parsed `openlineage.yml` (may be empty) and the environment.
 
     The file accepts the plugin's own keys (`url`, `endpoint`, `api_key`, `namespace`, `timeout`,
-    `shutdown_timeout`, `retry_after`, `concurrency`, `file`, `spool`, `disabled`, `headers`) and, so that a file written for the
+    `shutdown_timeout`, `retry_after`, `concurrency`, `viz_file`, `file`, `spool`, `disabled`, `headers`) and, so that a file written for the
     OpenLineage Python client keeps working, its `transport: {type: http, url, endpoint, timeout, auth: {apiKey}}`
     block. Variables win over the file: OPENLINEAGE_URL, OPENLINEAGE_ENDPOINT, OPENLINEAGE_API_KEY,
     OPENLINEAGE_NAMESPACE and OPENLINEAGE_DISABLED, as the Python client reads them.
@@ -89,7 +92,7 @@ def settings_from(file_config: Mapping[str, Any] | None, env: Mapping[str, str] 
     where = "openlineage.yml"
     known = {
         "url", "endpoint", "api_key", "namespace", "timeout", "shutdown_timeout", "retry_after", "file", "spool",
-        "disabled", "headers", "transport", "concurrency",
+        "disabled", "headers", "transport", "concurrency", "viz_file",
     }
     unknown = sorted(set(conf) - known)
     if unknown:
@@ -126,6 +129,12 @@ def settings_from(file_config: Mapping[str, Any] | None, env: Mapping[str, str] 
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 32:
             raise ConfigError(f"{where}: concurrency must be a whole number from 1 to 32; got {value!r}.")
         values["concurrency"] = value
+    if conf.get("viz_file") is not None:
+        value = conf["viz_file"]
+        mapped = {"auto": "auto", True: "always", False: "never", "always": "always", "never": "never"}.get(value)
+        if mapped is None:
+            raise ConfigError(f"{where}: viz_file must be auto, true or false; got {value!r}.")
+        values["viz_file"] = mapped
     if "file" in conf:
         values["file_path"] = None if conf["file"] in (None, False) else str(conf["file"])
     if conf.get("spool") is not None:

@@ -17,6 +17,7 @@ import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -311,15 +312,7 @@ class Emitter:
 
 def replay_spool(settings: Settings, project_path: Path) -> dict[str, int]:
     """Sends the spooled events now (the `kedro openlineage replay` command); returns the counts."""
-    if not settings.url:
-        raise ValueError("No lineage server URL is set (OPENLINEAGE_URL or url in openlineage.yml); nothing to replay to.")
-    emitter = Emitter(replace_file(settings), project_path)
+    # No file sink: the file holds the last run and must not be rewritten by a replay.
+    emitter = Emitter(replace(settings, file_path=None), project_path)
     emitter.close()
     return dict(emitter.stats)
-
-
-def replace_file(settings: Settings) -> Settings:
-    """The same settings without the file sink (used by commands that must not rewrite the last run's file)."""
-    from dataclasses import replace
-
-    return replace(settings, file_path=None)

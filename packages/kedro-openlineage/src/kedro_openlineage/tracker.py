@@ -24,7 +24,17 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 import attr
-from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
+from openlineage.client.event_v2 import (
+    DatasetEvent,
+    InputDataset,
+    Job,
+    JobEvent,
+    OutputDataset,
+    Run,
+    RunEvent,
+    RunState,
+    StaticDataset,
+)
 from openlineage.client.generated import (
     column_lineage_dataset,
     data_quality_assertions_dataset,
@@ -129,6 +139,8 @@ class NodeInfo:
     inputs: list[str]
     outputs: list[str]
     source_path: str | None = None
+    #: Kedro-Viz's id of the node (sha1 of str(node)), for the Kedro-Viz events file.
+    viz_id: str | None = None
 
 
 @dataclass
@@ -173,9 +185,11 @@ def flatten_parameters(parameters: dict[str, Any], prefix: str = "") -> dict[str
 class RunTracker:
     """Builds and emits the events of one run; thread-safe (ThreadRunner calls hooks from several threads)."""
 
-    def __init__(self, info: RunInfo, emit: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, info: RunInfo, emit: Callable[[dict[str, Any]], None], keep_events: bool = False) -> None:
         self.info = info
         self._emit = emit
+        #: The events emitted, in order, when asked to keep them (for the Kedro-Viz file).
+        self.events: list[dict[str, Any]] | None = [] if keep_events else None
         self.run_id = run_uuid(info.kedro_run_id)
         self._lock = threading.Lock()
         self._nodes: dict[str, _NodeState] = {name: _NodeState() for name in info.nodes}
@@ -249,7 +263,10 @@ class RunTracker:
               inputs: Iterable[InputDataset] = (), outputs: Iterable[OutputDataset] = ()) -> None:
         event = RunEvent(eventType=state, eventTime=time or now(), run=run, job=job, producer=PRODUCER,
                          inputs=list(inputs), outputs=list(outputs))
-        self._emit(Serde.to_dict(event))
+        emitted = Serde.to_dict(event)
+        if self.events is not None:
+            self.events.append(emitted)
+        self._emit(emitted)
 
     def _parent_job(self) -> Job:
         facets: dict[str, Any] = {
@@ -304,14 +321,6 @@ class RunTracker:
             run_facets["errorMessage"] = _own(error_message_run.ErrorMessageRunFacet(
                 message=record.get("error") or "The node failed.", programmingLanguage="python",
                 stackTrace=record.get("traceback")))
-        job_facets: dict[str, Any] = {
-            "jobType": _own(job_type_job.JobTypeJobFacet(processingType="BATCH", integration="KEDRO", jobType="NODE")),
-        }
-        git = self.info.git
-        if git and node.source_path:
-            job_facets["sourceCodeLocation"] = _own(source_code_location_job.SourceCodeLocationJobFacet(
-                type="git", url=git["url"], repoUrl=git.get("repoUrl"), path=node.source_path,
-                version=git.get("version"), branch=git.get("branch")))
         described_inputs = record.get("inputs") or {}
         described_outputs = record.get("outputs") or {}
         assertions = record.get("assertions") or {}
@@ -328,9 +337,40 @@ class RunTracker:
         for dataset, extra in assertions.items():
             if dataset not in input_names and dataset not in output_names:
                 inputs.append(self._input(dataset, {}, extra))
-        self._send(state, Job(namespace=namespace, name=name, facets=job_facets),
+        self._send(state, self._node_job(name),
                    Run(runId=run_uuid(self.info.kedro_run_id, name), facets=run_facets), time=record.get("time"),
                    inputs=inputs, outputs=outputs)
+
+    def _node_job(self, name: str) -> Job:
+        node = self.info.nodes[name]
+        facets: dict[str, Any] = {
+            "jobType": _own(job_type_job.JobTypeJobFacet(processingType="BATCH", integration="KEDRO", jobType="NODE")),
+        }
+        git = self.info.git
+        if git and node.source_path:
+            facets["sourceCodeLocation"] = _own(source_code_location_job.SourceCodeLocationJobFacet(
+                type="git", url=git["url"], repoUrl=git.get("repoUrl"), path=node.source_path,
+                version=git.get("version"), branch=git.get("branch")))
+        return Job(namespace=self.info.namespace, name=name, facets=facets)
+
+    def structure_events(self) -> list[dict[str, Any]]:
+        """The pipeline without a run: a DatasetEvent per dataset, a JobEvent per node (its declared inputs and
+        outputs) and one for the pipeline's job, with the same static facets the run events carry."""
+        time = now()
+        events: list[Any] = [
+            DatasetEvent(eventTime=time, producer=PRODUCER, dataset=StaticDataset(
+                namespace=self.info.namespace, name=name, facets=self._static_facets(name)))
+            for name in sorted(self.info.datasets)
+        ]
+        for name, node in self.info.nodes.items():
+            events.append(JobEvent(
+                eventTime=time, producer=PRODUCER, job=self._node_job(name),
+                inputs=[InputDataset(namespace=self.info.namespace, name=n, facets=self._static_facets(n))
+                        for n in node.inputs],
+                outputs=[OutputDataset(namespace=self.info.namespace, name=n, facets=self._static_facets(n))
+                         for n in node.outputs]))
+        events.append(JobEvent(eventTime=time, producer=PRODUCER, job=self._parent_job()))
+        return [Serde.to_dict(event) for event in events]
 
     def _static_facets(self, name: str) -> dict[str, Any]:
         info = self.info.datasets.get(name)
