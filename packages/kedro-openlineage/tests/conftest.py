@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import socket
@@ -171,7 +172,7 @@ def project(tmp_path: Path, request: pytest.FixtureRequest) -> Project:
     subprocess.run([*git, "init", "-q", "-b", "main", str(root)], check=True)
     subprocess.run([*git, "-C", str(root), "add", "-A"], check=True)
     subprocess.run([*git, "-C", str(root), "commit", "-q", "-m", "demo"], check=True)
-    namespace = "kedro-" + request.node.name.replace("[", "-").replace("]", "").replace("_", "-")
+    namespace = "kedro-" + re.sub(r"[^A-Za-z0-9.-]+", "-", request.node.name).strip("-")
     return Project(root, namespace)
 
 

@@ -52,9 +52,11 @@ def check_parent_links(events: list[dict[str, Any]], namespace: str) -> str:
     return parent_run
 
 
-@pytest.mark.parametrize("runner", ["SequentialRunner", "ThreadRunner", "ParallelRunner"])
+@pytest.mark.parametrize("runner", ["SequentialRunner", "ThreadRunner", "ParallelRunner", "ParallelRunner:spawn"])
 def test_a_full_run_reaches_the_file_and_headwater(project, headwater: Headwater, runner: str) -> None:
-    result = project.run("--runner", runner, url=headwater.url)
+    # ParallelRunner:spawn starts workers that share no memory with the parent (Kedro's KEDRO_MP_CONTEXT).
+    runner, _, context = runner.partition(":")
+    result = project.run("--runner", runner, url=headwater.url, **({"KEDRO_MP_CONTEXT": context} if context else {}))
     assert result.returncode == 0, result.output
     events = result.events()
     ns = project.namespace
