@@ -39,7 +39,8 @@ def write_project(root: Path, nodes: int, concurrency: int) -> None:
         "conf/local/.gitkeep": "",
         ".telemetry": "consent: false\n",
         "src/bench_project/__init__.py": "",
-        "src/bench_project/settings.py": "",
+        # Measure this plugin alone, even where Kedro-Viz (whose hooks also run on every node) is installed.
+        "src/bench_project/settings.py": 'DISABLE_HOOKS_FOR_PLUGINS = ("kedro-viz",)\n',
         "src/bench_project/pipeline_registry.py": f"""
             from kedro.pipeline import Node, Pipeline
 
