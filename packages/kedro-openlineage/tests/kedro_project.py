@@ -1,5 +1,6 @@
 """A small Kedro project written from code: pandas CSV and Parquet datasets, a namespaced modular pipeline,
-parameters, a MemoryDataset, a transcoded dataset, catalog metadata and a node that records assertions."""
+parameters, a MemoryDataset, a transcoded dataset, catalog metadata, a node that records assertions and a catalog
+validator (Kedro's own `validator:`) on model_input."""
 
 from __future__ import annotations
 
@@ -50,6 +51,9 @@ FILES = {
         model_input:
           type: pandas.ParquetDataset
           filepath: data/03_primary/model_input.parquet
+          validator:
+            class: lineage_demo.validators.ratings_at_least_2
+            "on": [save]
           metadata:
             kedro:
               owner: data-team@example.com
@@ -90,6 +94,7 @@ FILES = {
         2,Globex,2
         3,Initech,4
         4,Umbrella,3
+        5,Hooli,1
         """,
     "data/01_raw/reviews.csv": """
         id,stars
@@ -109,6 +114,21 @@ FILES = {
             pipelines = {"ingestion": ingestion.create_pipeline(), "reporting": reporting.create_pipeline()}
             pipelines["__default__"] = pipelines["ingestion"] + pipelines["reporting"]
             return pipelines
+        """,
+    f"src/{PACKAGE}/validators.py": """
+        from kedro.validation.exceptions import CheckFailure, DataValidationError
+
+
+        def ratings_at_least_2(data):
+            low = data[data["rating"] < 2]
+            if len(low):
+                raise DataValidationError(
+                    "ratings below 2",
+                    failures=[CheckFailure(message="rating below 2", check="greater_than_or_equal_to(2)",
+                                           column="rating", failure_count=len(low),
+                                           failure_examples=low["rating"].tolist())],
+                )
+            return data
         """,
     f"src/{PACKAGE}/pipelines/__init__.py": "",
     f"src/{PACKAGE}/pipelines/ingestion.py": """

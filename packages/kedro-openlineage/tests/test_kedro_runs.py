@@ -334,3 +334,26 @@ def viz_ids_of(project) -> dict[str, str]:
     done = subprocess.run([sys.executable, "-c", code, str(project.root)], capture_output=True, text=True,
                           cwd=project.root, env=project_env(project), check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_kedro_catalog_validation_failures_become_failed_assertions(project, headwater: Headwater) -> None:
+    # min_rating 1 lets Hooli (rating 1) through; model_input's validator rejects it on save.
+    result = project.run("--params", "ingestion.min_rating=1", url=headwater.url)
+    assert result.returncode != 0
+    assert "Validation failed for dataset 'model_input' on save" in result.output
+    jobs = by_job(result.events())
+    ns = project.namespace
+    assert states(jobs["ingestion.join_reviews"]) == ["START", "FAIL"]
+    failed = jobs["ingestion.join_reviews"][1]
+    assert failed["run"]["facets"]["errorMessage"]["message"].startswith("Saving the outputs failed: DataValidationError")
+    quality = dataset(failed, "outputs", "model_input")["facets"]["dataQualityAssertions"]["assertions"]
+    assert quality == [{
+        "assertion": "greater_than_or_equal_to(2)", "success": False, "column": "rating", "severity": "error",
+        "name": "lineage_demo.validators.ratings_at_least_2", "description": "rating below 2 (on save)",
+        "expected": "0 failing cases", "actual": "1 failing case (e.g. 1.0)", "params": {}}]
+    assert states(jobs["check"]) == ["ABORT"] and states(jobs["summarise"]) == ["ABORT"]
+    headwater.wait_for_run_state(ns, "ingestion.join_reviews", "FAILED")
+    answer = headwater.get("/api/v1/analysis/root-cause", nodeId=f"dataset:{ns}:model_input")
+    assertions = [a for c in answer["causes"] if c["kind"] == "failedAssertion" for a in c["assertions"]]
+    assert [(a["assertion"], a["column"], a["actual"]) for a in assertions] == [
+        ("greater_than_or_equal_to(2)", "rating", "1 failing case (e.g. 1.0)")]

@@ -23,6 +23,7 @@ from .naming import dataset_name, is_parameter
 from .observe import describe, passthrough_columns
 from .outbox import OutboxReader, OutboxWriter, outbox_dir
 from .tracker import RunTracker, _format_value, now
+from .validation import assertions_from_error, normalise_assertion
 from .viz_compat import viz_events, viz_skips, write_viz_file
 
 log = logging.getLogger(__name__)
@@ -150,12 +151,17 @@ class OpenLineageHooks:
                 unfinished = list(self._pending.values())
                 self._pending.clear()
             text = "".join(traceback.format_exception(error)) if error is not None else None
+            failed_checks = assertions_from_error(error)
+            if failed_checks and not unfinished:
+                # A load failed validation: the run's final event carries the failed checks.
+                active.tracker.handle({"kind": "assertions", "node": "", "assertions": failed_checks})
             for entry in unfinished:
                 # after_node_run came but a save did not: the node failed while saving.
                 record = {**entry["record"], "kind": "fail" if error else "complete", "time": now()}
                 if error is not None:
                     record["error"] = f"Saving the outputs failed: {type(error).__name__}: {error}"
                     record["traceback"] = text
+                    record["assertions"] = _merged(record.get("assertions") or {}, failed_checks)
                 active.tracker.handle(record)
             active.tracker.finish(error, text)
             if active.tracker.events is not None:
@@ -262,14 +268,14 @@ class OpenLineageHooks:
             "error": f"{type(error).__name__}: {error}",
             "traceback": "".join(traceback.format_exception(error)),
             "inputs": self._described_inputs(inputs),
-            "assertions": self._take_assertions(node.name),
+            "assertions": _merged(self._take_assertions(node.name), assertions_from_error(error)),
         })
 
     # -- validation ----------------------------------------------------------------------------------------------
 
     def record_assertions(self, dataset: str, assertions: list[dict[str, Any]]) -> bool:
         """See `kedro_openlineage.record_assertions`."""
-        items = [_assertion(item) for item in assertions]
+        items = [normalise_assertion(item) for item in assertions]
         name = dataset_name(dataset)
         if getattr(self._local, "node", None):
             self._local.assertions.setdefault(name, []).extend(items)
@@ -281,18 +287,12 @@ class OpenLineageHooks:
         return False
 
 
-_ASSERTION_KEYS = ("assertion", "success", "column", "severity", "name", "description", "expected", "actual")
-
-
-def _assertion(item: Any) -> dict[str, Any]:
-    if not isinstance(item, dict):
-        item = {key: getattr(item, key, None) for key in _ASSERTION_KEYS}
-    if "assertion" not in item or "success" not in item:
-        raise ValueError("Each assertion needs at least 'assertion' (what was checked) and 'success' (a bool).")
-    severity = item.get("severity")
-    if severity is not None and severity not in ("error", "warn"):
-        raise ValueError(f"An assertion's severity is 'error' or 'warn'; got {severity!r}.")
-    return {key: item.get(key) for key in _ASSERTION_KEYS if item.get(key) is not None}
+def _merged(*parts: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    merged: dict[str, list[dict[str, Any]]] = {}
+    for part in parts:
+        for dataset, items in part.items():
+            merged.setdefault(dataset, []).extend(items)
+    return merged
 
 
 #: The instance Kedro registers through the `kedro.hooks` entry point.
