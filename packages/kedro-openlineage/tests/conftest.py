@@ -36,7 +36,8 @@ def free_port() -> int:
 class Headwater:
     """A `headwater serve` process on a free loopback port with its own embedded store."""
 
-    def __init__(self, data_dir: Path, port: int | None = None) -> None:
+    def __init__(self, data_dir: Path, port: int | None = None, strict: bool = False) -> None:
+        self.strict = strict
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.data_dir = data_dir
@@ -44,7 +45,8 @@ class Headwater:
 
     def start(self, timeout_s: float = 60.0) -> "Headwater":
         self.process = subprocess.Popen(
-            ["node", str(SERVER_MAIN), "serve", "--port", str(self.port), "--data-dir", str(self.data_dir)],
+            ["node", str(SERVER_MAIN), "serve", "--port", str(self.port), "--data-dir", str(self.data_dir),
+             *(["--strict"] if self.strict else [])],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         deadline = time.monotonic() + timeout_s
@@ -214,9 +216,11 @@ def hanging_server() -> Iterator[HangingServer]:
 
 
 @pytest.fixture
-def fresh_headwater(tmp_path: Path) -> Iterator[Headwater]:
-    """A Headwater started by the test itself, later than the run (for the spool replay)."""
-    server = Headwater(tmp_path / "headwater-late")
+def strict_headwater(tmp_path: Path) -> Iterator[Headwater]:
+    """A Headwater in strict mode: it rejects what the official OpenLineage schemas reject."""
+    if not SERVER_MAIN.exists():
+        pytest.fail(f"{SERVER_MAIN} is missing: run `npm run build` at the repository root.")
+    server = Headwater(tmp_path / "headwater-strict", strict=True).start()
     yield server
     server.stop()
     shutil.rmtree(server.data_dir, ignore_errors=True)

@@ -357,3 +357,21 @@ def test_kedro_catalog_validation_failures_become_failed_assertions(project, hea
     assertions = [a for c in answer["causes"] if c["kind"] == "failedAssertion" for a in c["assertions"]]
     assert [(a["assertion"], a["column"], a["actual"]) for a in assertions] == [
         ("greater_than_or_equal_to(2)", "rating", "1 failing case (e.g. 1.0)")]
+
+
+def test_every_kind_of_event_passes_a_strict_server(project, strict_headwater: Headwater) -> None:
+    # Strict Headwater validates each event and facet against the published schemas and answers 4xx otherwise; a
+    # rejected event would be spooled.
+    ns = project.namespace
+    assert project.run(url=strict_headwater.url).returncode == 0
+    assert project.run("--runner", "ParallelRunner", "--params", "fail=true", url=strict_headwater.url).returncode != 0
+    push = subprocess.run([str(KEDRO), "openlineage", "push"], cwd=project.root, capture_output=True, text=True,
+                          env={**project_env(project), "OPENLINEAGE_URL": strict_headwater.url}, timeout=120,
+                          check=False)
+    assert push.returncode == 0, push.stdout + push.stderr
+    assert not project.spool.exists()
+    strict_headwater.wait_for_run_state(ns, PARENT, "FAILED")
+    assert [run["state"] for run in strict_headwater.runs(ns, PARENT)] == ["FAILED", "COMPLETED"]
+    # The ABORT of a node that never started is listed after its earlier COMPLETED run (Headwater puts runs without a
+    # start last), so look for it among the runs.
+    assert sorted(run["state"] for run in strict_headwater.runs(ns, "summarise")) == ["ABORTED", "COMPLETED"]
