@@ -375,3 +375,12 @@ def test_every_kind_of_event_passes_a_strict_server(project, strict_headwater: H
     # The ABORT of a node that never started is listed after its earlier COMPLETED run (Headwater puts runs without a
     # start last), so look for it among the runs.
     assert sorted(run["state"] for run in strict_headwater.runs(ns, "summarise")) == ["ABORTED", "COMPLETED"]
+
+
+def test_a_bad_openlineage_yml_turns_the_plugin_off_and_the_run_goes_on(project) -> None:
+    project.write_config("timeout: soon\n")
+    result = project.run()
+    assert result.returncode == 0, result.output
+    assert "kedro-openlineage is off for this run" in result.output
+    assert "timeout must be a number of seconds" in result.output
+    assert not (project.root / ".viz/lineage_events.json").exists()
