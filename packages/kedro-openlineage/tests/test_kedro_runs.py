@@ -384,3 +384,17 @@ def test_a_bad_openlineage_yml_turns_the_plugin_off_and_the_run_goes_on(project)
     assert "kedro-openlineage is off for this run" in result.output
     assert "timeout must be a number of seconds" in result.output
     assert not (project.root / ".viz/lineage_events.json").exists()
+
+
+def test_headwater_ingest_reads_the_file_sink(project, headwater: Headwater) -> None:
+    from conftest import SERVER_MAIN
+
+    result = project.run()  # no URL: the file sink alone
+    assert result.returncode == 0, result.output
+    assert not project.spool.exists()
+    ingest = subprocess.run(["node", str(SERVER_MAIN), "ingest", str(project.root / ".viz/lineage_events.json"),
+                             "--url", headwater.url], capture_output=True, text=True, timeout=60, check=False)
+    assert ingest.returncode == 0, ingest.stdout + ingest.stderr
+    assert "12 events read from 1 file: 12 stored, 0 failed" in ingest.stdout + ingest.stderr
+    headwater.wait_for_run_state(project.namespace, PARENT, "COMPLETED")
+    assert headwater.runs(project.namespace, PARENT)[0]["id"] == result.events()[0]["run"]["runId"]
