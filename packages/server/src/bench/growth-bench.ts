@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { postBatch } from './batch-ingest.js';
-import { createHttpClient, type HttpClient } from './http-client.js';
+import { createHttpClient } from './http-client.js';
 import { ErrorTally, runWorkers } from './load.js';
 import { DEFAULT_DATABASE_URL, type StoreName } from './options.js';
 import { createRunEventStream } from './run-events.js';
@@ -45,7 +45,7 @@ export function parseGrowthOptions(argv: readonly string[], env: NodeJS.ProcessE
     const index = argv.indexOf(flag);
     return index >= 0 ? argv[index + 1] : undefined;
   };
-  const stores = (value('--stores') ?? 'embedded,postgres').split(',') as StoreName[];
+  const stores = (value('--stores') ?? 'embedded,postgres').split(',');
   for (const store of stores) {
     if (store !== 'embedded' && store !== 'postgres') throw new Error(`--stores: unknown store ${store}`);
   }
@@ -54,7 +54,7 @@ export function parseGrowthOptions(argv: readonly string[], env: NodeJS.ProcessE
     throw new Error('--checkpoints: ascending whole numbers of events, e.g. 300000,1000000,3000000');
   }
   return {
-    stores,
+    stores: stores as StoreName[],
     checkpoints,
     databaseUrl: env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
     queries: Number(value('--queries') ?? 60),
