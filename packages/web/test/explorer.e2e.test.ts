@@ -1,12 +1,17 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { RootCauseResult } from '../src/api/analysis.js';
+import { causeLabels } from '../src/components/RootCause.js';
+import { nodeLabel } from '../src/paths.js';
 import { demoCommand } from '../../server/src/cli/demo.js';
+import { rootCauseCommand } from '../../server/src/cli/root-cause.js';
 import { backends, startServer } from '../../server/test/helpers/backends.js';
 import { browserAvailable, launchBrowser, measureGraphRender, screenshot } from './helpers/browser.js';
 import { ensureWebBuilt } from './helpers/web-build.js';
 // Brings the server suite's `inject('embeddedTemplateDir')` typing, which startServer uses.
 import type {} from '../../server/test/global-setup.js';
 
+const dashboard = 'dataset:looker://acme:dashboards.revenue';
 const mart = 'dataset:postgres://warehouse.acme.internal:5432:analytics.marts.revenue_daily';
 const quietIo = { stdout: { write: () => true }, stderr: { write: () => true }, env: {} };
 
@@ -66,19 +71,44 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     await screenshot(page, 'home');
   });
 
-  test('a newcomer finds the failed upstream job of the mart in three clicks from home', async () => {
+  test('a newcomer finds the root cause of the mart in three clicks from home', async () => {
     await page.goto(url);
     await page.getByRole('button', { name: 'postgres://warehouse.acme.internal:5432' }).click(); // 1
     await page.getByRole('link', { name: 'analytics.marts.revenue_daily' }).click(); // 2
-    const banner = page.getByRole('alert', { name: 'Failed upstream' });
-    await expect.poll(() => banner.innerText()).toContain('daily_etl.load_orders');
-    await screenshot(page, 'dataset-mart-failed-upstream');
-    await banner.getByRole('link', { name: 'daily_etl.load_orders' }).click(); // 3
+    const causes = page.getByRole('region', { name: 'Root cause' }).getByRole('list', { name: 'Causes' });
+    await expect
+      .poll(() => causes.locator('.cause__node').allInnerTexts())
+      .toEqual(['analytics.staging.orders', 'daily_etl.load_orders']);
+    expect(await causes.locator('.cause').first().innerText()).toContain(
+      'freshness(_loaded_at): expected <= 24h, actual 25h 55m',
+    );
+    await screenshot(page, 'dataset-mart-root-cause');
+    await causes.locator('.cause__node', { hasText: 'daily_etl.load_orders' }).click(); // 3
     await expect.poll(() => page.locator('h1').innerText()).toBe('daily_etl.load_orders');
     await expect
       .poll(() => page.getByLabel('Error').innerText())
       .toContain('duplicate key value violates unique constraint');
     expect(new URL(page.url()).pathname).toBe('/jobs/acme-airflow/daily_etl.load_orders');
+  });
+
+  test("the 9 AM question: the dashboard's causes are the CLI's, in the CLI's order", async () => {
+    let json = '';
+    const io = { ...quietIo, stdout: { write: (chunk: string) => ((json += chunk), true) } };
+    expect(await rootCauseCommand([dashboard, '--json', '--url', url], io)).toBe(0);
+    const expected = (JSON.parse(json) as RootCauseResult).causes;
+    expect(expected.map((c) => c.kind)).toEqual(['failedAssertion', 'failedRun']);
+
+    await page.goto(`${url}/datasets/${encodeURIComponent('looker://acme')}/dashboards.revenue`);
+    const items = page.getByRole('region', { name: 'Root cause' }).locator('.cause');
+    await expect.poll(() => items.count()).toBe(expected.length);
+    for (const [i, cause] of expected.entries()) {
+      const item = items.nth(i);
+      expect(await item.locator('.cause__kind').innerText()).toContain(causeLabels[cause.kind].toUpperCase());
+      expect(await item.locator('.cause__node').innerText()).toBe(nodeLabel(cause.nodeId));
+      expect(await item.locator('.cause__message').innerText()).toBe(cause.message);
+      expect(await item.locator('.cause__head').innerText()).toContain(`${cause.distance} hops up`);
+    }
+    await screenshot(page, 'nine-am-question');
   });
 
   test('search palette: Ctrl-K, type, arrow down, Enter opens the result; columns are found too', async () => {
@@ -103,19 +133,23 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     await expect.poll(() => page.getByRole('dialog', { name: 'Search' }).count()).toBe(0);
   });
 
-  test('lineage graph: states, failed upstream path, stable layout on select, columns, groups, direction', async () => {
+  test('lineage graph: states, root-cause paths, stable layout on select, columns, groups, direction', async () => {
     await page.goto(`${url}/lineage?node=${mart}&depth=5&direction=both`);
     const graph = page.getByTestId('lineage-graph');
     await expect.poll(() => graph.locator('.react-flow__node').count()).toBe(10 + 1); // 6 datasets, 4 jobs, 1 group
     const failedJob = graph.locator('[data-testid="job-node"][data-state="FAILED"]');
     expect(await failedJob.innerText()).toContain('load_orders');
-    // The failing job, the path from it to the mart: red edges, and the panel names the job.
-    await expect.poll(() => graph.locator('.react-flow__edge.is-failed-path').count()).toBe(3); // load_orders -> staging.orders -> dbt -> mart
+    // The server's causes of the mart, on the graph in words and on the paths from them to the mart.
+    await expect.poll(() => graph.locator('.react-flow__edge.is-cause-path').count()).toBe(3); // load_orders -> staging.orders -> dbt -> mart
+    const badges = async (name: string) =>
+      graph.locator('.react-flow__node', { hasText: name }).getByTestId('cause-badges').innerText();
+    expect(await badges('analytics.staging.orders')).toMatch(/Failing assertion/);
+    expect(await badges('load_orders')).toMatch(/Failed run/);
     const panel = page.getByRole('complementary', { name: 'Selected node' });
-    expect(await panel.getByRole('list', { name: 'Failed upstream jobs' }).innerText()).toContain(
-      'daily_etl.load_orders',
+    expect(await panel.getByRole('list', { name: 'Causes' }).locator('.cause__node').allInnerTexts()).toEqual(
+      ['analytics.staging.orders', 'daily_etl.load_orders'],
     );
-    await screenshot(page, 'lineage-failed-upstream');
+    await screenshot(page, 'lineage-root-cause');
 
     const position = (id: string) =>
       graph.locator(`.react-flow__node[data-id="${id}"]`).getAttribute('style');
@@ -145,6 +179,29 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     await expect.poll(() => group.getByRole('button').innerText()).toBe('Expand 2 jobs');
     await expect.poll(() => graph.locator('[data-testid="job-node"]').count()).toBe(2);
 
+    // All of it is in the URL: a pasted link shows the columns, the collapsed group and the selection again.
+    const link = new URL(page.url());
+    expect(link.searchParams.getAll('cols')).toEqual([
+      'dataset:postgres://warehouse.acme.internal:5432:analytics.staging.orders',
+    ]);
+    expect(link.searchParams.getAll('collapsed')).toEqual(['group:acme-airflow:daily_etl']);
+    const pasted = await context.newPage();
+    await pasted.goto(link.toString());
+    const pastedGraph = pasted.getByTestId('lineage-graph');
+    await expect
+      .poll(() =>
+        pastedGraph
+          .locator('.react-flow__node', { hasText: 'analytics.staging.orders' })
+          .locator('.graph-node__field')
+          .count(),
+      )
+      .toBe(8);
+    expect(await pastedGraph.getByTestId('group-node').getByRole('button').innerText()).toBe('Expand 2 jobs');
+    expect(await pasted.getByRole('complementary', { name: 'Selected node' }).locator('h2').innerText()).toBe(
+      'dashboards.revenue',
+    );
+    await pasted.close();
+
     await page.getByRole('group', { name: 'Direction' }).getByRole('button', { name: 'Downstream' }).click();
     await expect.poll(() => graph.locator('.react-flow__node').count()).toBe(3); // mart -> bi job -> dashboard
     expect(new URL(page.url()).searchParams.get('direction')).toBe('downstream');
@@ -158,8 +215,14 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
       .poll(() => page.getByRole('table', { name: 'Schema' }).innerText())
       .toContain('discount_amount');
     expect(await page.locator('.facts').first().innerText()).toContain('team:data-platform');
+    // The server's schema diff: the version history says what each version changed, the comparison in full.
+    const versions = page.getByRole('table', { name: 'Versions' });
+    await expect.poll(() => versions.locator('tbody tr').first().innerText()).toContain('+discount_amount');
+    expect(await versions.locator('tbody tr').last().innerText()).toContain('first version');
     const diff = page.getByRole('table', { name: 'Schema diff' });
-    await expect.poll(() => diff.locator('.diff--added').innerText()).toContain('discount_amount');
+    await expect
+      .poll(() => diff.locator('.diff--added').innerText())
+      .toMatch(/added\s+discount_amount\s+numeric\(12,2\)/);
     expect(await page.getByRole('list', { name: 'Producing jobs' }).innerText()).toContain(
       'daily_etl.load_orders',
     );

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { LineageGraph } from '../components/LineageGraph.js';
 import type { FlowInput } from '../graph/flow-elements.js';
+import { noCauses } from '../graph/cause-highlight.js';
 import { generateLineageGraph } from '../graph/generate.js';
 import { buildLineageModel } from '../graph/lineage-model.js';
 import { layoutGraph, type LayoutResult } from '../graph/layout.js';
@@ -78,7 +79,7 @@ export function BenchGraphPage() {
         layout: layout.result,
         rootId: firstId,
         selectedId: undefined,
-        failed: empty,
+        causes: noCauses,
         path: empty,
         expandedColumns: new Set(),
         columnEdges: [],
