@@ -1,9 +1,13 @@
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { RootCauseResult } from '../src/api/analysis.js';
+import type { ImpactResult, RootCauseResult } from '../src/api/analysis.js';
 import { causeLabels } from '../src/components/RootCause.js';
 import { nodeLabel } from '../src/paths.js';
 import { demoCommand } from '../../server/src/cli/demo.js';
+import { impactCommand } from '../../server/src/cli/impact.js';
 import { rootCauseCommand } from '../../server/src/cli/root-cause.js';
 import { backends, startServer } from '../../server/test/helpers/backends.js';
 import { browserAvailable, launchBrowser, measureGraphRender, screenshot } from './helpers/browser.js';
@@ -63,7 +67,13 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
       .toContain('daily_etl.load_orders');
     expect(await page.getByRole('table', { name: 'Recent runs' }).innerText()).toContain('dbt.revenue_daily');
     expect(await page.locator('.counts').innerText()).toMatch(/Jobs\s+5/);
-    expect(await page.locator('.chart').count()).toBe(1);
+    // The demo's events are months old: the chart shows the 24 h up to the newest one, not "no events".
+    const activity = page.locator('.card', { has: page.locator('.chart') });
+    await expect
+      .poll(() => activity.locator('h2').innerText())
+      .toMatch(/^Latest activity: the 24 h up to Mar 14, 2025/);
+    expect(await activity.locator('figcaption').innerText()).toMatch(/^\d+ events/);
+    expect(Number(/^(\d+)/.exec(await activity.locator('figcaption').innerText())![1])).toBeGreaterThan(0);
     await page.getByLabel('Filter namespaces').fill('postgres');
     expect(await page.getByRole('list', { name: 'Namespaces' }).getByRole('button').allInnerTexts()).toEqual([
       'postgres://warehouse.acme.internal:5432',
@@ -207,6 +217,137 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     expect(new URL(page.url()).searchParams.get('direction')).toBe('downstream');
   });
 
+  test('impact: from a column of the dataset page, the CLI answer, exports and the CLI line that fails CI', async () => {
+    let json = '';
+    const io = { ...quietIo, stdout: { write: (chunk: string) => ((json += chunk), true) } };
+    const column = 'datasetField:postgres://warehouse.acme.internal:5432:analytics.staging.orders:amount';
+    expect(await impactCommand([column, '--change', 'removed', '--json', '--url', url], io)).toBe(0);
+    const expected = JSON.parse(json) as ImpactResult;
+
+    await page.goto(
+      `${url}/datasets/${encodeURIComponent('postgres://warehouse.acme.internal:5432')}/analytics.staging.orders`,
+    );
+    await page.getByRole('link', { name: 'Impact of removing amount' }).click();
+    const rows = page.getByRole('table', { name: 'Downstream nodes' }).locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(expected.nodes.length);
+    for (const [i, node] of expected.nodes.entries()) {
+      const cells = await rows.nth(i).locator('td').allInnerTexts();
+      expect(cells[0]).toBe(String(node.distance));
+      expect(cells[1]).toContain(node.level);
+      expect(cells[2]).toContain(nodeLabel(node.nodeId));
+      expect(cells[3]).toBe(node.owners.map((o) => o.name).join(', ') || '—');
+    }
+    expect(await page.getByRole('region', { name: 'Impact summary' }).innerText()).toContain(
+      '4 downstream: 4 breaking, 0 direct, 0 indirect.',
+    );
+    expect(await page.getByRole('table', { name: 'Owners' }).innerText()).toContain('user:maria.chen');
+    await screenshot(page, 'impact');
+
+    const saved = async (button: string) => {
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: button }).click(),
+      ]);
+      return readFile(await download.path(), 'utf8');
+    };
+    expect(JSON.parse(await saved('Export JSON'))).toEqual(expected);
+    const csv = (await saved('Export CSV')).trimEnd().split('\r\n');
+    expect(csv[0]).toBe('nodeId,kind,distance,level,via,owners,columns,breakingColumns');
+    expect(csv.slice(1).map((line) => line.split(',').slice(1, 4).join(','))).toEqual(
+      expected.nodes.map((n) => `${n.kind},${n.distance},${n.level}`),
+    );
+
+    // The line to copy runs as it is in a shell, and fails the build as the page says.
+    const line = await page.getByLabel('Command line').innerText();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(line);
+    const cli = path.resolve(import.meta.dirname, '../../server/dist/cli/main.js');
+    // Asynchronously: the server under test runs in this process and must answer while the command waits.
+    const run = await new Promise<{ status: number | null; stdout: string }>((resolve, reject) => {
+      const child = spawn('sh', ['-c', `headwater() { "${process.execPath}" "${cli}" "$@"; }; ${line}`]);
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (status) => resolve({ status, stdout }));
+    });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain('4 downstream: 4 breaking, 0 direct, 0 indirect.');
+  });
+
+  test('run diff: from the run history, the failed run against the one before', async () => {
+    await page.goto(`${url}/jobs/acme-airflow/daily_etl.load_orders`);
+    const history = page.getByRole('table', { name: 'Run history' });
+    await history.locator('tbody tr').first().getByRole('link', { name: 'with the run before' }).click();
+    const runs = page.getByRole('region', { name: 'Runs compared' });
+    await expect.poll(() => runs.innerText()).toMatch(/Earlier run\s+COMPLETED[\s\S]*Later run\s+FAILED/i);
+    expect(await runs.innerText()).toContain('3 min 40 s → 1 min 12 s (−2 min 28 s)');
+    const outputs = await page.getByRole('table', { name: 'Outputs compared' }).innerText();
+    expect(outputs).toContain('analytics.staging.orders');
+    expect(outputs).toContain('19,340 → —');
+    expect(await page.getByRole('table', { name: 'Inputs compared' }).innerText()).toContain(
+      '= same version',
+    );
+    await screenshot(page, 'run-diff');
+  });
+
+  test('time travel: the lineage as of yesterday, the changes since, and back to now', async () => {
+    const yesterday = '2025-03-13T12:00:00.000Z';
+    await page.goto(`${url}/lineage?node=${dashboard}&depth=6&direction=upstream&asOf=${yesterday}`);
+    const graph = page.getByTestId('lineage-graph');
+    const loadOrders = graph.locator('[data-testid="job-node"]', { hasText: 'load_orders' });
+    await expect.poll(() => loadOrders.getAttribute('data-state')).toBe('COMPLETED');
+    expect(await page.getByRole('group', { name: 'Time travel' }).innerText()).toContain(
+      'As of Mar 13, 2025, 12:00 PM',
+    );
+
+    await page.getByRole('button', { name: 'Changes since then' }).click();
+    const changes = page.getByRole('region', { name: 'Changes since then' });
+    const jobs = changes.getByRole('table', { name: 'Jobs whose latest run changed' });
+    await expect
+      .poll(() => jobs.locator('tr', { hasText: 'daily_etl.load_orders' }).innerText())
+      .toMatch(/COMPLETED\s+FAILED/);
+    expect(await changes.getByRole('list', { name: 'Assertions that flipped' }).innerText()).toBe(
+      'freshness(_loaded_at) on analytics.staging.orders: passed → failed',
+    );
+    expect(new URL(page.url()).searchParams.get('compare')).toBe('now');
+    await screenshot(page, 'time-travel');
+
+    // The slider is a keyboard control too: Home goes to the first event, End comes back to now.
+    const slider = page.getByRole('slider', { name: 'Show the lineage as of' });
+    await slider.focus();
+    await page.keyboard.press('End');
+    await expect.poll(() => new URL(page.url()).searchParams.get('asOf')).toBeNull();
+    await expect.poll(() => loadOrders.getAttribute('data-state')).toBe('FAILED');
+    expect(await changes.count()).toBe(0);
+    await page.keyboard.press('PageDown');
+    await expect.poll(() => new URL(page.url()).searchParams.get('asOf')).toMatch(/^2025-03-1\dT/);
+  });
+
+  test('keyboard: arrows move the selection along edges and within a column, Enter opens the node', async () => {
+    await page.goto(`${url}/lineage?node=${mart}&depth=5&direction=upstream`);
+    const graph = page.getByTestId('lineage-graph');
+    await expect.poll(() => graph.locator('.react-flow__node').count()).toBeGreaterThan(5);
+    const panelTitle = page.getByRole('complementary', { name: 'Selected node' }).locator('h2');
+    await graph.focus();
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => panelTitle.innerText()).toBe('dbt.revenue_daily');
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => panelTitle.innerText()).toMatch(/^analytics\.staging\.(orders|customers)$/);
+    const first = await panelTitle.innerText();
+    await page.keyboard.press(first.endsWith('orders') ? 'ArrowDown' : 'ArrowUp');
+    await expect.poll(() => panelTitle.innerText()).not.toBe(first);
+    expect(await panelTitle.innerText()).toMatch(/^analytics\.staging\.(orders|customers)$/);
+    expect(await graph.locator('.react-flow__node.is-selected').innerText()).toContain(
+      (await panelTitle.innerText()).split('.').at(-1)!,
+    );
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => panelTitle.innerText()).toBe('dbt.revenue_daily');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('h1').innerText()).toBe('dbt.revenue_daily');
+  });
+
   test('dataset page: schema, owners, versions with a schema diff, quality and facets', async () => {
     await page.goto(
       `${url}/datasets/${encodeURIComponent('postgres://warehouse.acme.internal:5432')}/analytics.staging.orders`,
@@ -262,8 +403,7 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
       .getByRole('table', { name: 'Run history' })
       .locator('tbody tr')
       .first()
-      .getByRole('link')
-      .last()
+      .getByRole('link', { name: /^[0-9a-f]{8}$/ })
       .click();
     await expect.poll(() => page.getByRole('list', { name: 'Inputs' }).innerText()).toContain('orders');
     expect(await page.getByRole('list', { name: 'Outputs' }).innerText()).toContain(

@@ -11,6 +11,7 @@ import type {
   Run,
   SearchResult,
 } from './types.js';
+import type { EventTimeAndType } from './activity.js';
 import type {
   GraphDiffResult,
   ImpactChange,
@@ -120,6 +121,9 @@ export const api = {
       `/column-lineage${query({ nodeId, depth, withDownstream: 'true' })}`,
       signal,
     ),
+  /** Stored events by eventTime, newest first (`after`/`before` bound it). */
+  events: (params: { after?: string; before?: string; limit: number }, signal?: AbortSignal) =>
+    getJson<{ events: EventTimeAndType[] }>(`/events/lineage${query(params)}`, signal),
   lineageEventStats: (period: 'DAY' | 'WEEK', signal?: AbortSignal) =>
     getJson<LineageEventsBucket[]>(
       `/stats/lineage-events${query({ period, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone })}`,

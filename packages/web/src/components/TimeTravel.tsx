@@ -45,7 +45,10 @@ export function TimeTravel({
   onChange: (asOf: string | undefined) => void;
   onCompare: (on: boolean) => void;
 }) {
-  const { from, to, marks } = timeBounds(graph);
+  const bounds = timeBounds(graph);
+  const { from, marks } = bounds;
+  // The slider's last step reaches the newest event (a range snaps to min + k × step), so End is "now".
+  const to = from + Math.ceil((bounds.to - from) / minuteMs) * minuteMs;
   const listId = useId();
   const committed = asOf ? Date.parse(asOf) : to;
   const [draft, setDraft] = useState(committed);

@@ -151,6 +151,7 @@ function JobView({ job }: { job: Job }) {
                   runs={list.map((run) => ({ namespace: job.namespace, job: job.name, run }))}
                   label="Run history"
                   showJob={false}
+                  compare
                 />
               </>
             )
