@@ -3,6 +3,8 @@ import { api } from '../api/client.js';
 import type { GraphDiffResult } from '../api/analysis.js';
 import type { Direction, RunState } from '../api/types.js';
 import { formatDuration, formatTime } from '../format.js';
+import { FlippedAssertions } from './FlippedAssertions.js';
+import { TableHead } from './TableHead.js';
 import { useApi } from '../hooks/useApi.js';
 import { nodeLabel, paths } from '../paths.js';
 import { RunStateBadge } from './RunStateBadge.js';
@@ -84,14 +86,7 @@ function GraphDiff({ result }: { result: GraphDiffResult }) {
           <div>
             <h3>Jobs whose latest run changed</h3>
             <table className="table table--compact" aria-label="Jobs whose latest run changed">
-              <thead>
-                <tr>
-                  <th>Job</th>
-                  <th>Then</th>
-                  <th>Now</th>
-                  <th>Duration</th>
-                </tr>
-              </thead>
+              <TableHead columns={['Job', 'Then', 'Now', 'Duration']} />
               <tbody>
                 {jobs.map((job) => (
                   <tr key={job.job}>
@@ -130,17 +125,7 @@ function GraphDiff({ result }: { result: GraphDiffResult }) {
         {assertions.length > 0 && (
           <div>
             <h3>Assertions that flipped</h3>
-            <ul className="link-list" aria-label="Assertions that flipped">
-              {assertions.map((a) => (
-                <li key={`${a.dataset}:${a.assertion}:${a.column}`}>
-                  <span className="mono">
-                    {a.assertion}({a.column})
-                  </span>{' '}
-                  on <Link to={paths.node(a.dataset)}>{nodeLabel(a.dataset)}</Link>:{' '}
-                  {a.from ? 'passed' : 'failed'} → <strong>{a.to ? 'passed' : 'failed'}</strong>
-                </li>
-              ))}
-            </ul>
+            <FlippedAssertions assertions={assertions} />
           </div>
         )}
       </div>

@@ -6,6 +6,7 @@ import type { DatasetVersion } from '../api/types.js';
 import { formatTime } from '../format.js';
 import { useApi } from '../hooks/useApi.js';
 import { nodeLabel, paths } from '../paths.js';
+import { TableHead } from './TableHead.js';
 import { SchemaChangeList } from './SchemaChangeList.js';
 import { Async } from './States.js';
 
@@ -47,16 +48,16 @@ export function SchemaHistory({
   return (
     <>
       <table className="table" aria-label="Versions">
-        <thead>
-          <tr>
-            <th>Compare</th>
-            <th>Created</th>
-            <th>Columns</th>
-            <th>Schema change from the version before</th>
-            <th>Created by run</th>
-            <th>Version</th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            'Compare',
+            'Created',
+            'Columns',
+            'Schema change from the version before',
+            'Created by run',
+            'Version',
+          ]}
+        />
         <tbody>
           {versions.map((v, i) => {
             const diff = history.data?.get(v.version);
@@ -140,13 +141,7 @@ function ComparisonView({ result }: { result: SchemaDiffResult }) {
         <>
           <h3>Downstream columns the breaking change reaches</h3>
           <table className="table table--compact" aria-label="Columns reached">
-            <thead>
-              <tr>
-                <th>Column</th>
-                <th>Hops</th>
-                <th>Owners</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Column', 'Hops', 'Owners']} />
             <tbody>
               {result.reach.map((r) => (
                 <tr key={r.nodeId}>

@@ -3,6 +3,7 @@ import { Link, useSearchParams } from 'react-router';
 import { api } from '../api/client.js';
 import type { ImpactChange, ImpactLevel, ImpactResult } from '../api/analysis.js';
 import { impactCommandLine, impactCsv } from '../api/impact-export.js';
+import { TableHead } from '../components/TableHead.js';
 import { Async, Empty } from '../components/States.js';
 import { useApi } from '../hooks/useApi.js';
 import { nodeLabel, paths } from '../paths.js';
@@ -147,16 +148,7 @@ function ImpactView({ result }: { result: ImpactResult }) {
         <section className="card">
           <h2>Downstream</h2>
           <table className="table" aria-label="Downstream nodes">
-            <thead>
-              <tr>
-                <th>Distance</th>
-                <th>Level</th>
-                <th>Node</th>
-                <th>Owners</th>
-                <th>Breaking columns</th>
-                <th>Via</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Distance', 'Level', 'Node', 'Owners', 'Breaking columns', 'Via']} />
             <tbody>
               {result.nodes.map((node) => (
                 <tr key={node.nodeId} className={`impact--${node.level}`}>
@@ -179,13 +171,7 @@ function ImpactView({ result }: { result: ImpactResult }) {
         <section className="card">
           <h2>Owners to tell</h2>
           <table className="table" aria-label="Owners">
-            <thead>
-              <tr>
-                <th>Owner</th>
-                <th>Type</th>
-                <th>Owns</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Owner', 'Type', 'Owns']} />
             <tbody>
               {result.owners.map((owner) => (
                 <tr key={owner.name}>

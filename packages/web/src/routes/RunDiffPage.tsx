@@ -6,6 +6,8 @@ import { RunStateBadge } from '../components/RunStateBadge.js';
 import { SchemaChangeList } from '../components/SchemaChangeList.js';
 import { Async, Empty } from '../components/States.js';
 import { formatDuration, formatTime } from '../format.js';
+import { FlippedAssertions } from '../components/FlippedAssertions.js';
+import { TableHead } from '../components/TableHead.js';
 import { useApi } from '../hooks/useApi.js';
 import { nodeLabel, paths } from '../paths.js';
 
@@ -89,14 +91,7 @@ function RunDiffView({ result }: { result: RunDiffResult }) {
             <p className="muted">Neither run {key === 'inputs' ? 'read' : 'wrote'} a dataset.</p>
           ) : (
             <table className="table" aria-label={key === 'inputs' ? 'Inputs compared' : 'Outputs compared'}>
-              <thead>
-                <tr>
-                  <th>Dataset</th>
-                  <th>Version</th>
-                  <th>Rows</th>
-                  <th>Schema</th>
-                </tr>
-              </thead>
+              <TableHead columns={['Dataset', 'Version', 'Rows', 'Schema']} />
               <tbody>
                 {result[key].map((d) => (
                   <tr key={d.dataset}>
@@ -131,17 +126,7 @@ function RunDiffView({ result }: { result: RunDiffResult }) {
         {result.assertions.length === 0 ? (
           <p className="muted">No data-quality assertion passed in one run and failed in the other.</p>
         ) : (
-          <ul className="link-list" aria-label="Assertions that flipped">
-            {result.assertions.map((a) => (
-              <li key={`${a.dataset}:${a.assertion}:${a.column}`}>
-                <span className="mono">
-                  {a.assertion}({a.column})
-                </span>{' '}
-                on <Link to={paths.node(a.dataset)}>{nodeLabel(a.dataset)}</Link>:{' '}
-                {a.from ? 'passed' : 'failed'} → <strong>{a.to ? 'passed' : 'failed'}</strong>
-              </li>
-            ))}
-          </ul>
+          <FlippedAssertions assertions={result.assertions} />
         )}
       </section>
     </div>
