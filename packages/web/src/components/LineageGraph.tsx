@@ -87,6 +87,17 @@ export function LineageGraph(props: LineageGraphProps) {
     if (large && root) void flow.setCenter(root.x + NODE_WIDTH / 2, root.y + NODE_HEIGHT / 2, { zoom: 0.8 });
     applyLevelOfDetail(frame.current, flow.getViewport());
   };
+  // A fitted graph stays fitted when its frame changes size, until the person pans or zooms it.
+  const moved = useRef(false);
+  useEffect(() => {
+    const element = frame.current;
+    if (!element || large) return;
+    const observer = new ResizeObserver(() => {
+      if (!moved.current) void instance.current?.fitView({ padding: 0.15, maxZoom: 1 });
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [large]);
   useEffect(() => {
     const flow = instance.current;
     const node = focus && flow?.getInternalNode(focus.id);
@@ -117,6 +128,10 @@ export function LineageGraph(props: LineageGraphProps) {
             fitViewOptions={{ padding: 0.15, maxZoom: 1 }}
             onInit={onInit}
             onMove={(_, viewport) => applyLevelOfDetail(frame.current, viewport)}
+            onMoveStart={(event) => {
+              // Programmatic moves (fit, centre) have no event; a person's pan or zoom has one.
+              if (event) moved.current = true;
+            }}
             proOptions={{ hideAttribution: true }}
           >
             <Background gap={24} color="#e2e8f0" />
