@@ -351,7 +351,7 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     await expect.poll(() => page.locator('h1').innerText()).toBe('dbt.revenue_daily');
   });
 
-  test('dataset page: schema, owners, versions with a schema diff, quality and facets', async () => {
+  test('dataset page: schema, owners, schema history, quality history, statistics charts and facets', async () => {
     await page.goto(
       `${url}/datasets/${encodeURIComponent('postgres://warehouse.acme.internal:5432')}/analytics.staging.orders`,
     );
@@ -373,17 +373,54 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     expect(await page.getByRole('list', { name: 'Consuming jobs' }).innerText()).toContain(
       'dbt.revenue_daily',
     );
-    expect(await page.getByText('No data-quality assertions were reported').count()).toBe(1);
+    // Quality from the runs that read it: each assertion's latest result and its history, failing ones first.
+    const assertions = page.getByRole('table', { name: 'Data-quality assertions' });
+    await expect
+      .poll(() => assertions.locator('tbody tr').first().locator('td').allInnerTexts())
+      .toEqual([
+        expect.stringMatching(/^FAILED\s+Mar 14, 2025/),
+        'freshness',
+        '_loaded_at',
+        'error',
+        '<= 24h',
+        '25h 55m',
+        expect.any(String),
+      ]);
+    const history = page.getByRole('list', { name: 'History of freshness(_loaded_at)' }).getByRole('link');
+    expect(await history.evaluateAll((links) => links.map((l) => l.getAttribute('aria-label')))).toEqual([
+      expect.stringMatching(/: failed$/),
+      ...Array(4).fill(expect.stringMatching(/: passed$/)),
+    ]);
+    // Row counts as the readers saw them and as the writer wrote them, charted and in figures.
+    const rows = page.getByRole('figure', { name: 'Row counts' });
+    expect(await rows.locator('canvas').count()).toBeGreaterThan(0);
+    const figures = await rows
+      .getByRole('table', { name: 'Row counts: figures', includeHidden: true })
+      .textContent();
+    expect(figures).toContain('rows read1,261,210');
+    expect(figures).toContain('rows written19,340');
+    expect(await page.getByRole('figure', { name: 'Null counts' }).textContent()).toContain(
+      'nulls in order_id',
+    );
     expect(await page.getByLabel('dataset facets').locator('summary').allInnerTexts()).toContain('schema');
     await screenshot(page, 'dataset');
   });
 
-  test('job page: run history and timeline, SQL, source location, parent and child jobs', async () => {
+  test('job page: run history and duration chart, SQL, source location, parent and child jobs, About width', async () => {
     await page.goto(`${url}/jobs/acme-dbt/dbt.revenue_daily`);
     await expect
       .poll(() => page.getByRole('table', { name: 'Run history' }).locator('tbody tr').count())
       .toBe(5);
-    expect(await page.getByRole('img', { name: 'Run timeline' }).locator('rect').count()).toBe(5);
+    const durations = page.getByRole('figure', { name: 'Run durations' });
+    await expect
+      .poll(() =>
+        durations
+          .getByRole('table', { name: 'Run durations: figures', includeHidden: true })
+          .locator('tbody tr')
+          .count(),
+      )
+      .toBe(5);
+    expect(await durations.textContent()).toContain('Duration3 min 20 s');
     expect(await page.getByLabel('SQL').locator('.sql-keyword').first().innerText()).toMatch(/select|with/i);
     expect(await page.locator('.facts').first().innerText()).toContain('models/marts/revenue_daily.sql');
     await screenshot(page, 'job-dbt');
@@ -396,6 +433,22 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     await expect
       .poll(() => page.getByLabel('Error').innerText())
       .toContain('psycopg2.errors.UniqueViolation');
+    // The failed run is its own series, named in the legend and the figures, not only a red dot.
+    const failedRun = page.getByRole('figure', { name: 'Run durations' });
+    await expect.poll(() => failedRun.locator('.u-legend').innerText()).toContain('Failed run');
+    expect(
+      await failedRun
+        .getByRole('table', { name: 'Run durations: figures', includeHidden: true })
+        .textContent(),
+    ).toContain('Failed run1 min 12 s');
+    // The About column keeps its width beside the long stack trace.
+    const about = await page
+      .locator('.card', { has: page.getByRole('heading', { name: 'About' }) })
+      .boundingBox();
+    const latest = await page
+      .locator('.card', { has: page.getByRole('heading', { name: 'Latest run' }) })
+      .boundingBox();
+    expect(Math.abs(about!.width - latest!.width)).toBeLessThan(2);
     expect(await page.locator('.facts').first().innerText()).toContain('daily_etl');
     await screenshot(page, 'job-failed');
   });

@@ -1,15 +1,16 @@
 import { Link, useParams } from 'react-router';
 import { api } from '../api/client.js';
-import type { Dataset, JobNode } from '../api/types.js';
+import type { Dataset, JobNode, LineageGraphResponse } from '../api/types.js';
 import { FacetsViewer } from '../components/FacetsViewer.js';
-import { QualityAssertions } from '../components/QualityAssertions.js';
+import { DatasetQuality } from '../components/DatasetQuality.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { RootCauses } from '../components/RootCause.js';
 import { SchemaHistory } from '../components/SchemaHistory.js';
 import { Async } from '../components/States.js';
 import { formatTime } from '../format.js';
-import { useApi } from '../hooks/useApi.js';
+import { useApi, type ApiState } from '../hooks/useApi.js';
 import { useRootCauses } from '../hooks/useRootCauses.js';
+import { useRunsOf } from '../hooks/useRunsOf.js';
 import { datasetNodeId, fromParam, paths } from '../paths.js';
 
 interface Owner {
@@ -41,19 +42,17 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
     api.datasetVersions(namespace, name, 100, signal),
   );
   const rootCause = useRootCauses([nodeId]);
+  const producers = jobsOf(upstream, nodeId, true);
+  const consumers = jobsOf(downstream, nodeId, false);
+  const lineageReady = upstream.status === 'ready' && downstream.status === 'ready';
+  const runs = useRunsOf(
+    lineageReady
+      ? [...producers, ...consumers].map((j) => ({ namespace: j.data.namespace, name: j.data.name }))
+      : [],
+  );
   const facets = dataset.facets ?? {};
   const owners = (facets.ownership as { owners?: Owner[] } | undefined)?.owners ?? [];
   const documentation = (facets.documentation as { description?: string } | undefined)?.description;
-  const jobsOf = (state: typeof upstream, producers: boolean): JobNode[] =>
-    state.status === 'ready'
-      ? (state.data.graph.filter(
-          (n) =>
-            n.type === 'JOB' &&
-            (producers
-              ? n.outEdges.some((e) => e.destination === nodeId)
-              : n.inEdges.some((e) => e.origin === nodeId)),
-        ) as JobNode[])
-      : [];
 
   return (
     <div className="page">
@@ -85,9 +84,9 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
         <section className="card">
           <h2>Jobs</h2>
           <h3>Produced by</h3>
-          <JobLinks jobs={jobsOf(upstream, true)} label="Producing jobs" />
+          <JobLinks jobs={producers} label="Producing jobs" />
           <h3>Consumed by</h3>
-          <JobLinks jobs={jobsOf(downstream, false)} label="Consuming jobs" />
+          <JobLinks jobs={consumers} label="Consuming jobs" />
         </section>
       </div>
       <section className="card">
@@ -133,10 +132,9 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
           {({ versions: list }) => <SchemaHistory dataset={nodeId} versions={list} />}
         </Async>
       </section>
-      <section className="card">
-        <h2>Data quality</h2>
-        <QualityAssertions facet={facets.dataQualityAssertions} />
-      </section>
+      <Async state={runs} what="the recent runs">
+        {(list) => <DatasetQuality namespace={namespace} name={name} runs={list} />}
+      </Async>
       <section className="card">
         <h2>Facets</h2>
         <FacetsViewer facets={facets} label="dataset facets" />
@@ -144,6 +142,18 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
     </div>
   );
 }
+
+/** The jobs of a lineage answer that write (`producers`) or read the dataset. */
+const jobsOf = (state: ApiState<LineageGraphResponse>, nodeId: string, producers: boolean): JobNode[] =>
+  state.status === 'ready'
+    ? (state.data.graph.filter(
+        (n) =>
+          n.type === 'JOB' &&
+          (producers
+            ? n.outEdges.some((e) => e.destination === nodeId)
+            : n.inEdges.some((e) => e.origin === nodeId)),
+      ) as JobNode[])
+    : [];
 
 function JobLinks({ jobs, label }: { jobs: readonly JobNode[]; label: string }) {
   if (jobs.length === 0) return <p className="muted">None known.</p>;

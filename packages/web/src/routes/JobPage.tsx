@@ -5,7 +5,7 @@ import { FacetsViewer } from '../components/FacetsViewer.js';
 import { RunError } from '../components/RunError.js';
 import { RunsTable } from '../components/RunsTable.js';
 import { RunStateBadge } from '../components/RunStateBadge.js';
-import { RunTimeline } from '../components/RunTimeline.js';
+import { RunDurations } from '../components/RunDurations.js';
 import { SqlCode } from '../components/SqlCode.js';
 import { Async } from '../components/States.js';
 import { PageHeader } from '../components/PageHeader.js';
@@ -146,7 +146,7 @@ function JobView({ job }: { job: Job }) {
               <p className="muted">No runs.</p>
             ) : (
               <>
-                <RunTimeline runs={list} />
+                <RunDurations runs={list} />
                 <RunsTable
                   runs={list.map((run) => ({ namespace: job.namespace, job: job.name, run }))}
                   label="Run history"
