@@ -147,6 +147,22 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     await page.goto(`${url}/lineage?node=${mart}&depth=5&direction=both`);
     const graph = page.getByTestId('lineage-graph');
     await expect.poll(() => graph.locator('.react-flow__node').count()).toBe(10 + 1); // 6 datasets, 4 jobs, 1 group
+    // Readable at the fit zoom: every node's name is drawn at least 11 px tall on screen (level of detail).
+    await expect
+      .poll(() =>
+        graph
+          .locator('.graph-node__name')
+          .evaluateAll((names) =>
+            Math.min(
+              ...names.map(
+                (n) =>
+                  [...n.children].find((c) => (c as HTMLElement).offsetParent)!.getBoundingClientRect()
+                    .height,
+              ),
+            ),
+          ),
+      )
+      .toBeGreaterThanOrEqual(11);
     const failedJob = graph.locator('[data-testid="job-node"][data-state="FAILED"]');
     expect(await failedJob.innerText()).toContain('load_orders');
     // The server's causes of the mart, on the graph in words and on the paths from them to the mart.
@@ -498,6 +514,7 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     const result = await measureGraphRender(page, url, 2000);
     console.log(`2,000-node graph: ${JSON.stringify(result)}`);
     expect(result.nodes).toBe(2000);
+    expect(result.readableMs).toBeGreaterThanOrEqual(result.totalMs);
     expect(await page.locator('.react-flow__node').count()).toBeGreaterThan(0);
     // The 3 s budget is measured by `npm run bench`; here a bound loose enough for a busy CI machine.
     expect(result.totalMs).toBeLessThan(15_000);

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import {
   Background,
   Controls,
@@ -19,6 +19,7 @@ import {
   type FlowNode,
 } from '../graph/flow-elements.js';
 import { DatasetGraphNode } from './DatasetGraphNode.js';
+import { GraphOverview, type OverviewUpdate } from './GraphOverview.js';
 import { GraphActionsContext, type GraphActions } from './GraphActions.js';
 import { GroupGraphNode } from './GroupGraphNode.js';
 import { JobGraphNode } from './JobGraphNode.js';
@@ -42,6 +43,8 @@ export interface LineageGraphProps {
   /** A click selects; a shift-click picks the other end of a path to highlight. */
   readonly onNodeClick: (id: string, withShift: boolean) => void;
   readonly onPaneClick?: () => void;
+  /** Called with the xyflow instance once it is ready (the benchmark page drives the viewport with it). */
+  readonly onReady?: (flow: ReactFlowInstance<FlowNode>) => void;
   /** Bring this node into view (a new `seq` each time), e.g. after the keyboard moved the selection. */
   readonly focus?: { readonly id: string; readonly seq: number } | undefined;
 }
@@ -52,7 +55,8 @@ export interface LineageGraphProps {
  * restyles nodes through CSS without rendering one React component again.
  */
 export function levelOfDetail(zoom: number): { lod: 'near' | 'mid' | 'far'; labelScale: number } {
-  const lod = zoom >= 0.75 ? 'near' : zoom >= 0.3 ? 'mid' : 'far';
+  // Near only where full names are 11 px or more on screen; below, short names drawn at about 13 px.
+  const lod = zoom >= 0.95 ? 'near' : zoom >= 0.3 ? 'mid' : 'far';
   // Quarter steps: the style changes a few times over a zoom gesture, not at every frame.
   const labelScale = lod === 'near' ? 1 : Math.min(5, Math.round(4 / Math.max(zoom, 0.05)) / 4);
   return { lod, labelScale };
@@ -71,9 +75,11 @@ function applyLevelOfDetail(frame: HTMLElement | null, viewport: Viewport): void
  * The lineage graph: pan, zoom, minimap, and nodes that never move on selection (see {@link flowElements}).
  */
 export function LineageGraph(props: LineageGraphProps) {
-  const { input, actions, onNodeClick, onPaneClick, focus } = props;
+  const { input, actions, onNodeClick, onPaneClick, focus, onReady } = props;
   const frame = useRef<HTMLDivElement>(null);
   const instance = useRef<ReactFlowInstance<FlowNode>>(undefined);
+  const overview = useRef<OverviewUpdate>(undefined);
+  const setOverview = useCallback((update: OverviewUpdate) => (overview.current = update), []);
   const { nodes, edges } = useMemo(() => flowElements(input), [input]);
   const handleClick: NodeMouseHandler<FlowNode> = (event, node) => {
     if (node.type !== 'group') onNodeClick(node.id, event.shiftKey);
@@ -86,6 +92,7 @@ export function LineageGraph(props: LineageGraphProps) {
     instance.current = flow;
     if (large && root) void flow.setCenter(root.x + NODE_WIDTH / 2, root.y + NODE_HEIGHT / 2, { zoom: 0.8 });
     applyLevelOfDetail(frame.current, flow.getViewport());
+    onReady?.(flow);
   };
   // A fitted graph stays fitted when its frame changes size, until the person pans or zooms it.
   const moved = useRef(false);
@@ -127,7 +134,14 @@ export function LineageGraph(props: LineageGraphProps) {
             fitView={!large}
             fitViewOptions={{ padding: 0.15, maxZoom: 1 }}
             onInit={onInit}
-            onMove={(_, viewport) => applyLevelOfDetail(frame.current, viewport)}
+            onMove={(_, viewport) => {
+              applyLevelOfDetail(frame.current, viewport);
+              if (frame.current)
+                overview.current?.(viewport, {
+                  width: frame.current.clientWidth,
+                  height: frame.current.clientHeight,
+                });
+            }}
             onMoveStart={(event) => {
               // Programmatic moves (fit, centre) have no event; a person's pan or zoom has one.
               if (event) moved.current = true;
@@ -136,8 +150,15 @@ export function LineageGraph(props: LineageGraphProps) {
           >
             <Background gap={24} color="#e2e8f0" />
             <Controls showInteractive={false} />
-            <MiniMap<FlowNode> pannable zoomable nodeColor={minimapColor} />
+            {!large && <MiniMap<FlowNode> pannable zoomable nodeColor={minimapColor} />}
           </ReactFlow>
+          {large && (
+            <GraphOverview
+              nodes={nodes}
+              onReady={setOverview}
+              onJump={(x, y) => void instance.current?.setCenter(x, y, { zoom: instance.current.getZoom() })}
+            />
+          )}
         </div>
       </ReactFlowProvider>
     </GraphActionsContext.Provider>
