@@ -38,3 +38,14 @@ export function formatAgo(iso: string | null | undefined, now = Date.now()): str
   if (hours < 48) return `${hours} h ago`;
   return `${Math.round(hours / 24)} days ago`;
 }
+
+/**
+ * The part of a dotted or slashed name a person recognises at a glance: `analytics.marts.revenue_daily` →
+ * `revenue_daily`, `s3://raw/orders.csv` → `orders.csv` (a file's extension is kept).
+ */
+export function shortName(name: string): string {
+  const afterSlash = name.replace(/\/+$/, '').split('/').at(-1) ?? name;
+  if (afterSlash !== name) return afterSlash || name;
+  const parts = name.split('.');
+  return parts.length > 1 ? parts.at(-1) || name : name;
+}

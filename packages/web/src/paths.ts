@@ -5,6 +5,8 @@
 import type { Direction } from './api/types.js';
 
 const seg = encodeURIComponent;
+/** Query strings with node ids stay legible when pasted: `:` and `/` are safe in a query. */
+const readable = (search: URLSearchParams) => search.toString().replace(/%3A/g, ':').replace(/%2F/g, '/');
 
 export const paths = {
   home: () => '/',
@@ -13,16 +15,28 @@ export const paths = {
   run: (id: string) => `/runs/${seg(id)}`,
   lineage: (
     nodeId: string,
-    options: { depth?: number; direction?: Direction; select?: string } = {},
+    options: { depth?: number; direction?: Direction; select?: string; asOf?: string } = {},
   ): string => {
     const search = new URLSearchParams({ node: nodeId });
     if (options.depth !== undefined) search.set('depth', String(options.depth));
     if (options.direction !== undefined) search.set('direction', options.direction);
     if (options.select !== undefined) search.set('select', options.select);
-    return `/lineage?${search.toString().replace(/%3A/g, ':').replace(/%2F/g, '/')}`;
+    if (options.asOf !== undefined) search.set('asOf', options.asOf);
+    return `/lineage?${readable(search)}`;
   },
+  /** Everything downstream of a dataset, column or job, for `change` (see `/api/v1/analysis/impact`). */
+  impact: (nodeId: string, change?: string): string => {
+    const search = new URLSearchParams({ node: nodeId });
+    if (change !== undefined) search.set('change', change);
+    return `/impact?${readable(search)}`;
+  },
+  /** Two runs compared; `from` the earlier. */
+  runDiff: (from: string, to: string): string =>
+    `/runs/compare?${readable(new URLSearchParams({ from, to }))}`,
   /** The page of a lineage node id (`dataset:ns:name` / `job:ns:name`). */
   node: (nodeId: string): string => {
+    const field = parseFieldNodeId(nodeId);
+    if (field) return `${paths.dataset(field.namespace, field.dataset)}#column-${seg(field.field)}`;
     const parsed = parseNodeId(nodeId);
     if (!parsed) return '/';
     return parsed.type === 'dataset'
@@ -46,6 +60,24 @@ export function parseNodeId(
     return { type: match[1] as 'dataset' | 'job', namespace: rest.slice(0, i), name: rest.slice(i + 1) };
   }
   return undefined;
+}
+
+/** The dataset and column of `datasetField:<namespace>:<dataset>:<field>` (the field is after the last `:`). */
+export function parseFieldNodeId(
+  nodeId: string,
+): { namespace: string; dataset: string; field: string } | undefined {
+  if (!nodeId.startsWith('datasetField:')) return undefined;
+  const last = nodeId.lastIndexOf(':');
+  const dataset = parseNodeId(`dataset:${nodeId.slice('datasetField:'.length, last)}`);
+  if (!dataset || last <= 'datasetField:'.length) return undefined;
+  return { namespace: dataset.namespace, dataset: dataset.name, field: nodeId.slice(last + 1) };
+}
+
+/** What a person calls a node: a dataset's or job's name, `dataset.column` for a column. */
+export function nodeLabel(nodeId: string): string {
+  const field = parseFieldNodeId(nodeId);
+  if (field) return `${field.dataset}.${field.field}`;
+  return parseNodeId(nodeId)?.name ?? nodeId;
 }
 
 export const datasetNodeId = (namespace: string, name: string) => `dataset:${namespace}:${name}`;

@@ -18,9 +18,35 @@ export interface GraphRender {
   readonly renderMs: number;
   /** From the page's first render until nodes and edges are drawn: layout plus render. */
   readonly totalMs: number;
+  /** From the page's first render until node names are drawn readable (at least 11 px tall on screen). */
+  readonly readableMs: number;
   /** Measured here: from page.goto() until the result appeared (also loading and parsing the app). */
   readonly wallMs: number;
 }
+
+/** Pan and zoom driven once per frame after the graph is drawn (`/bench/graph?interact=1`). */
+export interface PanZoom {
+  readonly frames: number;
+  readonly fps: number;
+  readonly p50FrameMs: number;
+  readonly p95FrameMs: number;
+  readonly maxFrameMs: number;
+}
+
+/** Frames per second panning and zooming a large graph, and the time until it is readable, per load. */
+export interface PanZoomResult {
+  readonly nodes: number;
+  readonly edges: number;
+  readonly loads: readonly (PanZoom & { readonly readableMs: number })[];
+  readonly fps: Percentiles;
+  /** The slowest load's frame rate. */
+  readonly fpsMin: number;
+  readonly p95FrameMs: Percentiles;
+  readonly readableMs: Percentiles;
+}
+
+/** How many nodes the pan-and-zoom measurement draws. */
+export const PAN_ZOOM_NODES = 5000;
 
 /** The graph page's render times, or why they could not be measured. */
 export type GraphRenderResult =
@@ -34,6 +60,8 @@ export type GraphRenderResult =
       readonly layoutMs: Percentiles;
       readonly renderMs: Percentiles;
       readonly wallMs: Percentiles;
+      readonly readableMs: Percentiles;
+      readonly panZoom: PanZoomResult;
       readonly chromium: string;
     }
   | { readonly status: 'missing'; readonly note: string };
@@ -50,6 +78,10 @@ const CHROMIUM_ARGS = [
 ];
 
 /**
+ * Then opens `/bench/graph?nodes=5000&interact=1` `runs` times: the page pans and zooms the drawn graph once per
+ * animation frame for 300 frames and reports the frame rate (target: at least 30 frames/s) and when the graph
+ * became readable.
+ *
  * Opens `/bench/graph?nodes=N` of the server's web app `runs` times in headless Chromium (a fresh profile, one
  * new tab per load) and collects the timings the page publishes; the first load is a warm-up. The page
  * generates the graph in the browser, lays it out and renders it with the lineage page's own code.
@@ -87,8 +119,24 @@ export async function runGraphRender(
     const loads: GraphRender[] = [];
     for (let i = 0; i < runs; i++) loads.push(await renderOnce(context, server.url, nodes));
     const [warmup, ...measured] = loads as [GraphRender, ...GraphRender[]];
-    const of = (key: 'totalMs' | 'layoutMs' | 'renderMs' | 'wallMs') =>
+    const of = (key: 'totalMs' | 'layoutMs' | 'renderMs' | 'wallMs' | 'readableMs') =>
       percentiles(measured.map((run) => run[key]));
+    // Pan and zoom at 5,000 nodes: one load per run, each a fresh tab; the first is a warm-up too.
+    const interactive: (GraphRender & { panZoom: PanZoom })[] = [];
+    for (let i = 0; i < runs; i++)
+      interactive.push(
+        (await renderOnce(context, server.url, PAN_ZOOM_NODES, true)) as GraphRender & { panZoom: PanZoom },
+      );
+    const panLoads = interactive.slice(1).map((load) => ({ ...load.panZoom, readableMs: load.readableMs }));
+    const panZoom: PanZoomResult = {
+      nodes: interactive[0]!.nodes,
+      edges: interactive[0]!.edges,
+      loads: panLoads,
+      fps: percentiles(panLoads.map((l) => l.fps)),
+      fpsMin: Math.min(...panLoads.map((l) => l.fps)),
+      p95FrameMs: percentiles(panLoads.map((l) => l.p95FrameMs)),
+      readableMs: percentiles(panLoads.map((l) => l.readableMs)),
+    };
     return {
       status: 'measured',
       nodesRequested: nodes,
@@ -98,6 +146,8 @@ export async function runGraphRender(
       layoutMs: of('layoutMs'),
       renderMs: of('renderMs'),
       wallMs: of('wallMs'),
+      readableMs: of('readableMs'),
+      panZoom,
       chromium: `Chromium ${version}`,
     };
   } finally {
@@ -106,16 +156,21 @@ export async function runGraphRender(
   }
 }
 
-async function renderOnce(context: BrowserContext, baseUrl: string, nodes: number): Promise<GraphRender> {
+async function renderOnce(
+  context: BrowserContext,
+  baseUrl: string,
+  nodes: number,
+  interact = false,
+): Promise<GraphRender> {
   const page = await context.newPage();
   try {
     const startedAt = performance.now();
-    const response = await page.goto(`${baseUrl}/bench/graph?nodes=${nodes}`);
+    const response = await page.goto(`${baseUrl}/bench/graph?nodes=${nodes}${interact ? '&interact=1' : ''}`);
     if (response?.status() === 503) {
       throw new Error('the web app is not built (packages/web/dist): run npm run build first');
     }
     // Strings, not functions: this package compiles without the DOM library, so `window` has no type here.
-    await page.waitForFunction('window.__headwaterBench !== undefined', undefined, { timeout: 60_000 });
+    await page.waitForFunction('window.__headwaterBench !== undefined', undefined, { timeout: 120_000 });
     const wallMs = performance.now() - startedAt;
     const result = await page.evaluate<Omit<GraphRender, 'wallMs'>>('window.__headwaterBench');
     return { ...result, wallMs };

@@ -11,6 +11,15 @@ import type {
   Run,
   SearchResult,
 } from './types.js';
+import type { EventTimeAndType } from './activity.js';
+import type {
+  GraphDiffResult,
+  ImpactChange,
+  ImpactResult,
+  RootCauseResult,
+  RunDiffResult,
+  SchemaDiffResult,
+} from './analysis.js';
 
 /** Why a request to the server did not give data; `status` is 0 when the server could not be reached. */
 export class ApiError extends Error {
@@ -104,13 +113,17 @@ export const api = {
   run: (id: string, signal?: AbortSignal) => getJson<Run>(`/jobs/runs/${segment(id)}`, signal),
   search: (q: string, limit = 20, signal?: AbortSignal) =>
     getJson<{ results: SearchResult[]; totalCount: number }>(`/search${query({ q, limit })}`, signal),
-  lineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal) =>
-    getJson<LineageGraphResponse>(`/lineage${query({ nodeId, depth, direction })}`, signal),
+  /** `asOf`: the lineage as a store holding only the events up to that time would show it. */
+  lineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal, asOf?: string) =>
+    getJson<LineageGraphResponse>(`/lineage${query({ nodeId, depth, direction, asOf })}`, signal),
   columnLineage: (nodeId: string, depth: number, signal?: AbortSignal) =>
     getJson<ColumnLineageResponse>(
       `/column-lineage${query({ nodeId, depth, withDownstream: 'true' })}`,
       signal,
     ),
+  /** Stored events by eventTime, newest first (`after`/`before` bound it). */
+  events: (params: { after?: string; before?: string; limit: number }, signal?: AbortSignal) =>
+    getJson<{ events: EventTimeAndType[] }>(`/events/lineage${query(params)}`, signal),
   lineageEventStats: (period: 'DAY' | 'WEEK', signal?: AbortSignal) =>
     getJson<LineageEventsBucket[]>(
       `/stats/lineage-events${query({ period, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone })}`,
@@ -121,4 +134,18 @@ export const api = {
       `/stats/${what}${query({ period: 'DAY', timezone: Intl.DateTimeFormat().resolvedOptions().timeZone })}`,
       signal,
     ),
+  /** What may explain bad data in a dataset or column: failures, assertions, staleness, schema changes. */
+  rootCause: (nodeId: string, signal?: AbortSignal) =>
+    getJson<RootCauseResult>(`/analysis/root-cause${query({ nodeId })}`, signal),
+  impact: (nodeId: string, change: ImpactChange, signal?: AbortSignal) =>
+    getJson<ImpactResult>(`/analysis/impact${query({ nodeId, change })}`, signal),
+  /** Without versions: the two newest. */
+  schemaDiff: (dataset: string, versions: { from?: string; to?: string }, signal?: AbortSignal) =>
+    getJson<SchemaDiffResult>(`/analysis/schema-diff${query({ dataset, ...versions })}`, signal),
+  runDiff: (from: string, to: string, signal?: AbortSignal) =>
+    getJson<RunDiffResult>(`/analysis/run-diff${query({ from, to })}`, signal),
+  graphDiff: (
+    params: { nodeId: string; from: string; to?: string; depth: number; direction: Direction },
+    signal?: AbortSignal,
+  ) => getJson<GraphDiffResult>(`/analysis/graph-diff${query(params)}`, signal),
 };

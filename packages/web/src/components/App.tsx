@@ -3,6 +3,8 @@ import { useSearchPalette } from '../hooks/useSearchPalette.js';
 import { BenchGraphPage } from '../routes/BenchGraphPage.js';
 import { DatasetPage } from '../routes/DatasetPage.js';
 import { HomePage } from '../routes/HomePage.js';
+import { ImpactPage } from '../routes/ImpactPage.js';
+import { RunDiffPage } from '../routes/RunDiffPage.js';
 import { JobPage } from '../routes/JobPage.js';
 import { LineagePage } from '../routes/LineagePage.js';
 import { RunPage } from '../routes/RunPage.js';
@@ -29,6 +31,8 @@ export function App() {
           <Route path="/lineage" element={<LineagePage />} />
           <Route path="/datasets/:namespace/:name" element={<DatasetPage />} />
           <Route path="/jobs/:namespace/:name" element={<JobPage />} />
+          <Route path="/impact" element={<ImpactPage />} />
+          <Route path="/runs/compare" element={<RunDiffPage />} />
           <Route path="/runs/:runId" element={<RunPage />} />
           <Route path="/bench/graph" element={<BenchGraphPage />} />
           <Route

@@ -1,7 +1,9 @@
 import { memo } from 'react';
 import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
+import { CauseBadges } from './CauseBadges.js';
 import type { DatasetNodeData } from '../graph/flow-elements.js';
 import { useGraphActions } from './GraphActions.js';
+import { shortName } from '../format.js';
 
 /** A dataset box; expanded, it lists its columns, each with its own handles for column edges. */
 export const DatasetGraphNode = memo(function DatasetGraphNode({
@@ -18,7 +20,8 @@ export const DatasetGraphNode = memo(function DatasetGraphNode({
       <Handle type="target" position={Position.Left} id="in" />
       <div className="graph-node__kind">Dataset</div>
       <div className="graph-node__name" title={node.data.name}>
-        {node.data.name}
+        <span className="graph-node__full">{node.data.name}</span>
+        <span className="graph-node__short">{shortName(node.data.name)}</span>
       </div>
       <div className="graph-node__namespace" title={node.data.namespace}>
         {node.data.namespace}
@@ -48,6 +51,7 @@ export const DatasetGraphNode = memo(function DatasetGraphNode({
           ))}
         </ul>
       )}
+      <CauseBadges causes={data.causes} />
       <Handle type="source" position={Position.Right} id="out" />
     </div>
   );

@@ -1,4 +1,4 @@
-/** What the colours of the graph mean. */
+/** What the colours of the graph mean; each is also said in words on the nodes. */
 export function GraphLegend() {
   return (
     <ul className="legend" aria-label="Legend">
@@ -15,7 +15,7 @@ export function GraphLegend() {
         <span className="legend__swatch legend__swatch--dataset" /> Dataset
       </li>
       <li>
-        <span className="legend__line legend__line--failed" /> Path to a failed upstream job
+        <span className="legend__line legend__line--failed" /> Path to a root cause (dashed red)
       </li>
       <li>
         <span className="legend__line legend__line--column" /> Column lineage

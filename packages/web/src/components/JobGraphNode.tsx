@@ -1,5 +1,7 @@
 import { memo } from 'react';
 import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
+import { CauseBadges } from './CauseBadges.js';
+import { shortName } from '../format.js';
 import type { JobNodeData } from '../graph/flow-elements.js';
 
 /** A job box, coloured by the state of its latest run. */
@@ -17,11 +19,13 @@ export const JobGraphNode = memo(function JobGraphNode({ data }: NodeProps<Node<
         Job · <span className="graph-node__state">{state ?? 'never ran'}</span>
       </div>
       <div className="graph-node__name" title={node.data.name}>
-        {node.data.simpleName || node.data.name}
+        <span className="graph-node__full">{node.data.simpleName || node.data.name}</span>
+        <span className="graph-node__short">{shortName(node.data.simpleName || node.data.name)}</span>
       </div>
       <div className="graph-node__namespace" title={node.data.namespace}>
         {node.data.namespace}
       </div>
+      <CauseBadges causes={data.causes} />
       <Handle type="source" position={Position.Right} id="out" />
     </div>
   );

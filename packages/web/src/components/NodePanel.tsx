@@ -1,12 +1,20 @@
 import { Link } from 'react-router';
+import type { RootCauseResult } from '../api/analysis.js';
 import type { DatasetNode, JobNode } from '../api/types.js';
 import { formatDuration, formatTime } from '../format.js';
+import type { ApiState } from '../hooks/useApi.js';
 import { paths } from '../paths.js';
+import { RootCauses } from './RootCause.js';
 import { RunStateBadge } from './RunStateBadge.js';
 
 export interface NodePanelProps {
   readonly node: DatasetNode | JobNode;
-  readonly failing: readonly JobNode[];
+  /** The server's root cause of each of `targets`. */
+  readonly rootCause: ApiState<RootCauseResult[]>;
+  /** The datasets root cause starts at: the node itself, or a job's outputs. */
+  readonly targets: readonly string[];
+  /** Set when the graph shows the past. */
+  readonly asOf: string | undefined;
   readonly pathTo: (DatasetNode | JobNode) | undefined;
   readonly pathLength: number;
   readonly columnsShown: boolean;
@@ -16,7 +24,7 @@ export interface NodePanelProps {
   readonly recenterUrl: string;
 }
 
-/** The side panel of the graph: the selected node, its failing upstream jobs, and the path being shown. */
+/** The side panel of the graph: the selected node, the server's root cause of it, and the path being shown. */
 export function NodePanel(props: NodePanelProps) {
   const { node } = props;
   const isJob = node.type === 'JOB';
@@ -52,6 +60,9 @@ export function NodePanel(props: NodePanelProps) {
         <Link className="button button--quiet" to={props.recenterUrl}>
           Centre lineage here
         </Link>
+        <Link className="button button--quiet" to={paths.impact(node.id)}>
+          Impact
+        </Link>
         {!isJob && node.data.fields.length > 0 && (
           <button type="button" className="button button--quiet" onClick={props.onToggleColumns}>
             {props.columnsShown ? 'Hide columns' : 'Show columns'}
@@ -59,22 +70,13 @@ export function NodePanel(props: NodePanelProps) {
         )}
       </div>
       <section className="panel__section">
-        <h3>Failed upstream</h3>
-        {props.failing.length === 0 ? (
-          <p className="muted">No job upstream of this {isJob ? 'job' : 'dataset'} failed its latest run.</p>
+        <h3>Root cause</h3>
+        {props.asOf ? (
+          <p className="muted">Root cause is the server&apos;s answer about now: move the timeline to now.</p>
+        ) : props.targets.length === 0 ? (
+          <p className="muted">This job writes no dataset in the graph; root cause starts at a dataset.</p>
         ) : (
-          <ul className="failing-list" aria-label="Failed upstream jobs">
-            {props.failing.map((job) => (
-              <li key={job.id}>
-                <RunStateBadge state={job.data.latestRun?.state} />{' '}
-                <Link to={paths.job(job.data.namespace, job.data.name)}>{job.data.name}</Link>
-                <div className="muted small">
-                  {job.data.namespace} ·{' '}
-                  {formatTime(job.data.latestRun?.endedAt ?? job.data.latestRun?.updatedAt)}
-                </div>
-              </li>
-            ))}
-          </ul>
+          <RootCauses state={props.rootCause} />
         )}
       </section>
       <section className="panel__section">

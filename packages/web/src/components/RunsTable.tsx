@@ -16,10 +16,13 @@ export function RunsTable({
   runs,
   label,
   showJob = true,
+  compare = false,
 }: {
   runs: readonly JobRun[];
   label: string;
   showJob?: boolean;
+  /** Runs of one job, newest first: each row links to its comparison with the next (older) row. */
+  compare?: boolean;
 }) {
   return (
     <table className="table" aria-label={label}>
@@ -30,10 +33,11 @@ export function RunsTable({
           <th>Started</th>
           <th>Duration</th>
           <th>Run</th>
+          {compare && <th>Compare</th>}
         </tr>
       </thead>
       <tbody>
-        {runs.map(({ namespace, job, run }) => (
+        {runs.map(({ namespace, job, run }, i) => (
           <tr key={run.id}>
             <td>
               <RunStateBadge state={run.state} />
@@ -51,6 +55,15 @@ export function RunsTable({
                 {run.id.slice(0, 8)}
               </Link>
             </td>
+            {compare && (
+              <td>
+                {runs[i + 1] && (
+                  <Link className="small" to={paths.runDiff(runs[i + 1]!.run.id, run.id)}>
+                    with the run before
+                  </Link>
+                )}
+              </td>
+            )}
           </tr>
         ))}
       </tbody>

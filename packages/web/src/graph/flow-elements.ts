@@ -1,5 +1,7 @@
 import type { Edge, Node } from '@xyflow/react';
 import type { DatasetNode, JobNode, RunState } from '../api/types.js';
+import type { CauseKind } from '../api/analysis.js';
+import type { CauseHighlight } from './cause-highlight.js';
 import type { LayoutRequest, LayoutResult } from './layout.js';
 import { edgeKey, latestRunState, type Highlight, type LineageModel } from './lineage-model.js';
 
@@ -38,6 +40,8 @@ export interface DatasetNodeData extends Record<string, unknown> {
   node: DatasetNode;
   expanded: boolean;
   isRoot: boolean;
+  /** Root causes the server found at this dataset (for the selected node). */
+  causes: readonly CauseKind[];
 }
 
 export interface JobNodeData extends Record<string, unknown> {
@@ -45,6 +49,7 @@ export interface JobNodeData extends Record<string, unknown> {
   node: JobNode;
   state: RunState | undefined;
   isRoot: boolean;
+  causes: readonly CauseKind[];
 }
 
 export interface GroupNodeData extends Record<string, unknown> {
@@ -64,12 +69,15 @@ export interface FlowInput {
   readonly layout: LayoutResult;
   readonly rootId: string;
   readonly selectedId: string | undefined;
-  readonly failed: Highlight;
+  /** The server's root causes of the selected node and the paths to them. */
+  readonly causes: CauseHighlight;
   readonly path: Highlight;
   readonly expandedColumns: ReadonlySet<string>;
   readonly columnEdges: readonly ColumnEdge[];
   readonly collapsedGroups: ReadonlySet<string>;
 }
+
+const none: readonly CauseKind[] = [];
 
 const stateRank: Partial<Record<RunState, number>> = { FAILED: 4, ABORTED: 3, RUNNING: 2, COMPLETED: 1 };
 
@@ -103,7 +111,8 @@ export function flowElements(input: FlowInput): { nodes: FlowNode[]; edges: Edge
   const classes = (id: string) =>
     [
       id === input.selectedId ? 'is-selected' : '',
-      input.failed.nodes.has(id) ? 'is-failed-path' : '',
+      input.causes.nodes.has(id) ? 'is-cause-path' : '',
+      input.causes.causes.has(id) ? 'is-cause' : '',
       input.path.nodes.has(id) ? 'is-path' : '',
     ]
       .filter(Boolean)
@@ -132,7 +141,7 @@ export function flowElements(input: FlowInput): { nodes: FlowNode[]; edges: Edge
       // Known sizes on every node: the minimap draws only nodes with dimensions on them.
       width: collapsed ? NODE_WIDTH : size.width,
       height: collapsed ? COLLAPSED_GROUP_HEIGHT : size.height,
-      className: members.some((m) => input.failed.nodes.has(m.id)) && collapsed ? 'is-failed-path' : '',
+      className: members.some((m) => input.causes.nodes.has(m.id)) && collapsed ? 'is-cause-path' : '',
       selectable: false,
     });
   }
@@ -152,13 +161,25 @@ export function flowElements(input: FlowInput): { nodes: FlowNode[]; edges: Edge
       nodes.push({
         ...common,
         type: 'dataset',
-        data: { kind: 'dataset', node, expanded, isRoot: node.id === input.rootId },
+        data: {
+          kind: 'dataset',
+          node,
+          expanded,
+          isRoot: node.id === input.rootId,
+          causes: input.causes.causes.get(node.id) ?? none,
+        },
       });
     } else {
       nodes.push({
         ...common,
         type: 'job',
-        data: { kind: 'job', node, state: latestRunState(node), isRoot: node.id === input.rootId },
+        data: {
+          kind: 'job',
+          node,
+          state: latestRunState(node),
+          isRoot: node.id === input.rootId,
+          causes: input.causes.causes.get(node.id) ?? none,
+        },
       });
     }
   }
@@ -173,8 +194,8 @@ export function flowElements(input: FlowInput): { nodes: FlowNode[]; edges: Edge
       if (source === target || seen.has(id)) continue;
       seen.add(id);
       const key = edgeKey(origin, destination);
-      const className = input.failed.edges.has(key)
-        ? 'is-failed-path'
+      const className = input.causes.edges.has(key)
+        ? 'is-cause-path'
         : input.path.edges.has(key)
           ? 'is-path'
           : '';

@@ -44,12 +44,6 @@ export function latestRunState(node: DatasetNode | JobNode | undefined): RunStat
   return node?.type === 'JOB' ? (node.data.latestRun?.state ?? undefined) : undefined;
 }
 
-/** A job whose latest run did not succeed: what "failing" means in the explorer. */
-export const isFailing = (node: DatasetNode | JobNode | undefined): boolean => {
-  const state = latestRunState(node);
-  return state === 'FAILED' || state === 'ABORTED';
-};
-
 /** All ids reachable from `start` along `adjacency` (start excluded), breadth first. */
 export function reachable(
   adjacency: ReadonlyMap<string, readonly string[]>,
@@ -80,33 +74,6 @@ function inducedEdges(model: LineageModel, nodes: ReadonlySet<string>): Set<stri
   for (const id of nodes)
     for (const next of model.out.get(id) ?? []) if (nodes.has(next)) edges.add(edgeKey(id, next));
   return edges;
-}
-
-/** The failing jobs upstream of a node and every node and edge on a path from them to it. */
-export interface FailedUpstream extends Highlight {
-  /** Failing upstream jobs, nearest first. */
-  readonly failing: readonly JobNode[];
-}
-
-/**
- * Finds the jobs upstream of `start` whose latest run failed, and the paths from them to `start`: the nodes
- * that are both ancestors of `start` and descendants of a failing job. Linear in the graph's size.
- *
- * @example
- * const { failing } = failedUpstream(model, 'dataset:warehouse:marts.revenue');
- */
-export function failedUpstream(model: LineageModel, start: string): FailedUpstream {
-  const ancestors = reachable(model.in, start);
-  // BFS order from `start` is nearest first, which is the order a person wants to read them in.
-  const failing = [...ancestors].map((id) => model.nodes.get(id)).filter(isFailing) as JobNode[];
-  if (failing.length === 0) return { failing, nodes: new Set(), edges: new Set() };
-  const scope = new Set(ancestors).add(start);
-  const nodes = new Set<string>();
-  for (const job of failing) {
-    nodes.add(job.id);
-    for (const id of reachable(model.out, job.id, scope)) nodes.add(id);
-  }
-  return { failing, nodes, edges: inducedEdges(model, nodes) };
 }
 
 /**

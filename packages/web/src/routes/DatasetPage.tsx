@@ -1,15 +1,16 @@
-import { useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api } from '../api/client.js';
-import type { Dataset, DatasetVersion, JobNode } from '../api/types.js';
+import type { Dataset, JobNode, LineageGraphResponse } from '../api/types.js';
 import { FacetsViewer } from '../components/FacetsViewer.js';
-import { QualityAssertions } from '../components/QualityAssertions.js';
-import { SchemaDiff } from '../components/SchemaDiff.js';
+import { DatasetQuality } from '../components/DatasetQuality.js';
+import { PageHeader } from '../components/PageHeader.js';
+import { RootCauses } from '../components/RootCause.js';
+import { SchemaHistory } from '../components/SchemaHistory.js';
 import { Async } from '../components/States.js';
-import { UpstreamFailures } from '../components/UpstreamFailures.js';
 import { formatTime } from '../format.js';
-import { buildLineageModel, failedUpstream } from '../graph/lineage-model.js';
-import { useApi } from '../hooks/useApi.js';
+import { useApi, type ApiState } from '../hooks/useApi.js';
+import { useRootCauses } from '../hooks/useRootCauses.js';
+import { useRunsOf } from '../hooks/useRunsOf.js';
 import { datasetNodeId, fromParam, paths } from '../paths.js';
 
 interface Owner {
@@ -33,48 +34,30 @@ export function DatasetPage() {
 
 function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) {
   const { namespace, name } = dataset;
-  const upstream = useApi(`lineage-up:${nodeId}`, (signal) => api.lineage(nodeId, 20, 'upstream', signal));
+  const upstream = useApi(`lineage-up:${nodeId}`, (signal) => api.lineage(nodeId, 1, 'upstream', signal));
   const downstream = useApi(`lineage-down:${nodeId}`, (signal) =>
     api.lineage(nodeId, 1, 'downstream', signal),
   );
   const versions = useApi(`versions:${nodeId}`, (signal) =>
     api.datasetVersions(namespace, name, 100, signal),
   );
-  const failing = useMemo(
-    () =>
-      upstream.status === 'ready' ? failedUpstream(buildLineageModel(upstream.data), nodeId).failing : [],
-    [upstream, nodeId],
+  const rootCause = useRootCauses([nodeId]);
+  const producers = jobsOf(upstream, nodeId, true);
+  const consumers = jobsOf(downstream, nodeId, false);
+  const lineageReady = upstream.status === 'ready' && downstream.status === 'ready';
+  const runs = useRunsOf(
+    lineageReady
+      ? [...producers, ...consumers].map((j) => ({ namespace: j.data.namespace, name: j.data.name }))
+      : [],
   );
   const facets = dataset.facets ?? {};
   const owners = (facets.ownership as { owners?: Owner[] } | undefined)?.owners ?? [];
   const documentation = (facets.documentation as { description?: string } | undefined)?.description;
-  const jobsOf = (state: typeof upstream, producers: boolean): JobNode[] =>
-    state.status === 'ready'
-      ? (state.data.graph.filter(
-          (n) =>
-            n.type === 'JOB' &&
-            (producers
-              ? n.outEdges.some((e) => e.destination === nodeId)
-              : n.inEdges.some((e) => e.origin === nodeId)),
-        ) as JobNode[])
-      : [];
 
   return (
     <div className="page">
-      <div className="page__header">
-        <div>
-          <div className="page__kind">Dataset · {dataset.type}</div>
-          <h1>{name}</h1>
-          <div className="muted">{namespace}</div>
-        </div>
-        <Link className="button" to={paths.lineage(nodeId, { depth: 3 })}>
-          Lineage
-        </Link>
-      </div>
-      <UpstreamFailures
-        failing={failing}
-        lineageUrl={paths.lineage(nodeId, { depth: 20, direction: 'upstream' })}
-      />
+      <PageHeader kind={`Dataset · ${dataset.type}`} name={name} namespace={namespace} nodeId={nodeId} />
+      <RootCauses state={rootCause} />
       <div className="two-columns">
         <section className="card">
           <h2>About</h2>
@@ -101,9 +84,9 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
         <section className="card">
           <h2>Jobs</h2>
           <h3>Produced by</h3>
-          <JobLinks jobs={jobsOf(upstream, true)} label="Producing jobs" />
+          <JobLinks jobs={producers} label="Producing jobs" />
           <h3>Consumed by</h3>
-          <JobLinks jobs={jobsOf(downstream, false)} label="Consuming jobs" />
+          <JobLinks jobs={consumers} label="Consuming jobs" />
         </section>
       </div>
       <section className="card">
@@ -118,6 +101,7 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
                 <th>Type</th>
                 <th>Description</th>
                 <th>Tags</th>
+                <th>Impact</th>
               </tr>
             </thead>
             <tbody>
@@ -127,6 +111,15 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
                   <td className="mono">{f.type ?? ''}</td>
                   <td>{f.description ?? ''}</td>
                   <td>{f.tags.join(', ')}</td>
+                  <td>
+                    <Link
+                      className="small"
+                      to={paths.impact(`datasetField:${namespace}:${name}:${f.name}`, 'removed')}
+                      aria-label={`Impact of removing ${f.name}`}
+                    >
+                      if removed
+                    </Link>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -134,15 +127,14 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
         )}
       </section>
       <section className="card">
-        <h2>Versions</h2>
+        <h2>Schema history</h2>
         <Async state={versions} what="versions">
-          {({ versions: list }) => <VersionHistory versions={list} />}
+          {({ versions: list }) => <SchemaHistory dataset={nodeId} versions={list} />}
         </Async>
       </section>
-      <section className="card">
-        <h2>Data quality</h2>
-        <QualityAssertions facet={facets.dataQualityAssertions} />
-      </section>
+      <Async state={runs} what="the recent runs">
+        {(list) => <DatasetQuality namespace={namespace} name={name} runs={list} />}
+      </Async>
       <section className="card">
         <h2>Facets</h2>
         <FacetsViewer facets={facets} label="dataset facets" />
@@ -150,6 +142,18 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
     </div>
   );
 }
+
+/** The jobs of a lineage answer that write (`producers`) or read the dataset. */
+const jobsOf = (state: ApiState<LineageGraphResponse>, nodeId: string, producers: boolean): JobNode[] =>
+  state.status === 'ready'
+    ? (state.data.graph.filter(
+        (n) =>
+          n.type === 'JOB' &&
+          (producers
+            ? n.outEdges.some((e) => e.destination === nodeId)
+            : n.inEdges.some((e) => e.origin === nodeId)),
+      ) as JobNode[])
+    : [];
 
 function JobLinks({ jobs, label }: { jobs: readonly JobNode[]; label: string }) {
   if (jobs.length === 0) return <p className="muted">None known.</p>;
@@ -162,76 +166,5 @@ function JobLinks({ jobs, label }: { jobs: readonly JobNode[]; label: string }) 
         </li>
       ))}
     </ul>
-  );
-}
-
-/** The versions, newest first; pick any two to compare their schemas. */
-function VersionHistory({ versions }: { versions: readonly DatasetVersion[] }) {
-  const [before, setBefore] = useState(versions[1]?.version ?? versions[0]?.version);
-  const [after, setAfter] = useState(versions[0]?.version);
-  if (versions.length === 0) return <p className="muted">No versions.</p>;
-  const byVersion = new Map(versions.map((v) => [v.version, v]));
-  const a = before ? byVersion.get(before) : undefined;
-  const b = after ? byVersion.get(after) : undefined;
-  return (
-    <>
-      <table className="table" aria-label="Versions">
-        <thead>
-          <tr>
-            <th>Compare</th>
-            <th>Created</th>
-            <th>Columns</th>
-            <th>Created by run</th>
-            <th>Version</th>
-          </tr>
-        </thead>
-        <tbody>
-          {versions.map((v) => (
-            <tr key={v.version}>
-              <td>
-                <label className="small">
-                  <input
-                    type="radio"
-                    name="before"
-                    checked={before === v.version}
-                    onChange={() => setBefore(v.version)}
-                  />{' '}
-                  from
-                </label>{' '}
-                <label className="small">
-                  <input
-                    type="radio"
-                    name="after"
-                    checked={after === v.version}
-                    onChange={() => setAfter(v.version)}
-                  />{' '}
-                  to
-                </label>
-              </td>
-              <td>{formatTime(v.createdAt)}</td>
-              <td>{v.fields.length}</td>
-              <td>
-                {v.createdByRun ? (
-                  <Link className="mono small" to={paths.run(v.createdByRun.id)}>
-                    {v.createdByRun.id.slice(0, 8)}
-                  </Link>
-                ) : (
-                  '—'
-                )}
-              </td>
-              <td className="mono small">{v.version.slice(0, 8)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {a && b && (
-        <>
-          <h3>
-            Schema changes from {formatTime(a.createdAt)} to {formatTime(b.createdAt)}
-          </h3>
-          <SchemaDiff before={a.fields} after={b.fields} />
-        </>
-      )}
-    </>
   );
 }

@@ -6,10 +6,35 @@ import { NamespacePicker } from '../components/NamespacePicker.js';
 import { RunsTable, type JobRun } from '../components/RunsTable.js';
 import { RunStateBadge } from '../components/RunStateBadge.js';
 import { Async, Empty } from '../components/States.js';
+import { hourlyBuckets } from '../api/activity.js';
+import { formatAgo, formatTime } from '../format.js';
 import { useApi } from '../hooks/useApi.js';
 import { paths } from '../paths.js';
 
 const dayMs = 24 * 3600 * 1000;
+/** Enough for a day of a busy deployment's events; the chart says when it saw only this many. */
+const activityEventLimit = 5000;
+
+/**
+ * The server's last-24-hours stats when anything arrived in them; otherwise the 24 hours up to the newest
+ * stored event, however old, so the chart never says "no events" while there are some.
+ */
+async function latestActivity(signal: AbortSignal) {
+  const buckets = await api.lineageEventStats('DAY', signal);
+  if (buckets.some((b) => b.start + b.complete + b.fail + b.abort > 0)) return { buckets, latest: undefined };
+  const [newest] = (await api.events({ limit: 1 }, signal)).events;
+  if (!newest) return { buckets, latest: undefined };
+  const latest = new Date(newest.eventTime);
+  const { events } = await api.events(
+    {
+      after: new Date(latest.getTime() - dayMs).toISOString(),
+      before: new Date(latest.getTime() + 1).toISOString(),
+      limit: activityEventLimit,
+    },
+    signal,
+  );
+  return { buckets: hourlyBuckets(events, latest), latest: newest.eventTime };
+}
 
 const latestRuns = (jobs: readonly Job[]): JobRun[] =>
   jobs
@@ -23,7 +48,7 @@ export function HomePage() {
   const namespace = params.get('ns') ?? undefined;
   const namespaces = useApi('namespaces', (signal) => api.namespaces(signal));
   const jobs = useApi('jobs', (signal) => api.jobs({ limit: 500 }, signal));
-  const events = useApi('stats:events', (signal) => api.lineageEventStats('DAY', signal));
+  const activity = useApi('stats:activity', latestActivity);
 
   return (
     <div className="home">
@@ -93,9 +118,17 @@ export function HomePage() {
           </Async>
         </section>
         <section className="card">
-          <h2>Events received, last 24 h</h2>
-          <Async state={events} what="the ingest rate">
-            {(buckets) => <IngestChart buckets={buckets} />}
+          <Async state={activity} what="the ingest rate">
+            {({ buckets, latest }) => (
+              <>
+                <h2>
+                  {latest
+                    ? `Latest activity: the 24 h up to ${formatTime(latest)} (${formatAgo(latest)})`
+                    : 'Events received, last 24 h'}
+                </h2>
+                <IngestChart buckets={buckets} />
+              </>
+            )}
           </Async>
         </section>
       </div>

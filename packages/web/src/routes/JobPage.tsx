@@ -1,4 +1,3 @@
-import { useMemo } from 'react';
 import { Link, useParams } from 'react-router';
 import { api } from '../api/client.js';
 import type { Job, Run } from '../api/types.js';
@@ -6,14 +5,15 @@ import { FacetsViewer } from '../components/FacetsViewer.js';
 import { RunError } from '../components/RunError.js';
 import { RunsTable } from '../components/RunsTable.js';
 import { RunStateBadge } from '../components/RunStateBadge.js';
-import { RunTimeline } from '../components/RunTimeline.js';
+import { RunDurations } from '../components/RunDurations.js';
 import { SqlCode } from '../components/SqlCode.js';
 import { Async } from '../components/States.js';
-import { UpstreamFailures } from '../components/UpstreamFailures.js';
+import { PageHeader } from '../components/PageHeader.js';
+import { RootCauses } from '../components/RootCause.js';
 import { formatDuration, formatTime } from '../format.js';
-import { buildLineageModel, failedUpstream } from '../graph/lineage-model.js';
 import { useApi } from '../hooks/useApi.js';
-import { fromParam, jobNodeId, paths } from '../paths.js';
+import { useRootCauses } from '../hooks/useRootCauses.js';
+import { datasetNodeId, fromParam, jobNodeId, paths } from '../paths.js';
 
 interface SourceCodeLocation {
   url?: string;
@@ -42,12 +42,9 @@ function JobView({ job }: { job: Job }) {
   const siblings = useApi(`jobs:${job.namespace}`, (signal) =>
     api.jobs({ namespace: job.namespace, limit: 1000 }, signal),
   );
-  const upstream = useApi(`lineage-up:${nodeId}`, (signal) => api.lineage(nodeId, 20, 'upstream', signal));
-  const failing = useMemo(
-    () =>
-      upstream.status === 'ready' ? failedUpstream(buildLineageModel(upstream.data), nodeId).failing : [],
-    [upstream, nodeId],
-  );
+  // The server's root cause starts at data: a job's is that of the datasets it writes.
+  const outputs = job.outputs.map((d) => datasetNodeId(d.namespace, d.name));
+  const rootCause = useRootCauses(outputs);
   const facets = job.facets ?? {};
   const sql = (facets.sql as { query?: string } | undefined)?.query;
   const source = facets.sourceCodeLocation as SourceCodeLocation | undefined;
@@ -55,20 +52,8 @@ function JobView({ job }: { job: Job }) {
 
   return (
     <div className="page">
-      <div className="page__header">
-        <div>
-          <div className="page__kind">Job · {job.type}</div>
-          <h1>{job.name}</h1>
-          <div className="muted">{job.namespace}</div>
-        </div>
-        <Link className="button" to={paths.lineage(nodeId, { depth: 3 })}>
-          Lineage
-        </Link>
-      </div>
-      <UpstreamFailures
-        failing={failing}
-        lineageUrl={paths.lineage(nodeId, { depth: 20, direction: 'upstream' })}
-      />
+      <PageHeader kind={`Job · ${job.type}`} name={job.name} namespace={job.namespace} nodeId={nodeId} />
+      <RootCauses state={rootCause} />
       <div className="two-columns">
         <section className="card">
           <h2>About</h2>
@@ -161,11 +146,12 @@ function JobView({ job }: { job: Job }) {
               <p className="muted">No runs.</p>
             ) : (
               <>
-                <RunTimeline runs={list} />
+                <RunDurations runs={list} />
                 <RunsTable
                   runs={list.map((run) => ({ namespace: job.namespace, job: job.name, run }))}
                   label="Run history"
                   showJob={false}
+                  compare
                 />
               </>
             )

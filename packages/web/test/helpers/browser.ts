@@ -59,10 +59,29 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close:
   };
 }
 
-/** Saves a full-page screenshot as a test artifact: test-results/screenshots/<name>.png. */
+/** The two screen sizes every view is looked at in. */
+export const screenshotSizes = [
+  { width: 1440, height: 900 },
+  { width: 1920, height: 1080 },
+] as const;
+
+/**
+ * Saves full-page screenshots as test artifacts at each of {@link screenshotSizes}:
+ * test-results/screenshots/<name>-<width>x<height>.png. The page is left at its first size.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(screenshotDir, { recursive: true });
-  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
+  for (const size of [...screenshotSizes].reverse()) {
+    await page.setViewportSize(size);
+    // Two frames: the graph refits to the new size on a resize observer's callback.
+    await page.evaluate(
+      () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+    );
+    await page.screenshot({
+      path: path.join(screenshotDir, `${name}-${size.width}x${size.height}.png`),
+      fullPage: true,
+    });
+  }
 }
 
 export type { GraphBenchResult };

@@ -1,0 +1,27 @@
+/**
+ * The answers of the server's `/api/v1/analysis/*` endpoints, typed by the server's own definitions (type-only
+ * imports: nothing of the server reaches the bundle), so a change to an answer fails the web's type check.
+ */
+export type {
+  Cause,
+  CauseAssertion,
+  CauseKind,
+  CauseSchemaChange,
+  RootCauseResult,
+  Staleness,
+} from '../../../server/src/analysis/root-cause.js';
+export type {
+  ImpactChange,
+  ImpactLevel,
+  ImpactResult,
+  ImpactedNode,
+} from '../../../server/src/analysis/impact.js';
+export type { SchemaDiffResult } from '../../../server/src/analysis/schema-diff.js';
+export type {
+  RunDiffResult,
+  DatasetDiff,
+  FlippedAssertion,
+  NumberChange,
+} from '../../../server/src/analysis/run-diff.js';
+export type { GraphDiffResult } from '../../../server/src/analysis/graph-diff.js';
+export type { SchemaChange, SchemaColumn, TypeChange } from '../../../server/src/analysis/schema.js';
