@@ -46,6 +46,8 @@ function workerUrl(): URL {
  * is reported lost, and the next probe starts a new thread on the same files.
  */
 const EMBEDDED_ANSWER_TIMEOUT_MS = 120_000;
+/** How long a request may wait on a full disk before it is answered as unavailable (see the watchdog below). */
+const EMBEDDED_STALL_MS = 3_000;
 /** Free disk the embedded store needs before it is called writable: a batch, its WAL, and a checkpoint. */
 const EMBEDDED_MIN_FREE_BYTES = 32 * 1024 * 1024;
 
@@ -55,12 +57,16 @@ interface Thread {
   send(body: RequestBody): Promise<WorkerReply & { error?: undefined }>;
   /** Set once the thread is gone or wedged; every later request fails with it. */
   readonly failure: Error | undefined;
+  /** When the oldest request still waiting was sent (ms since the epoch), if any is. */
+  oldestPendingAt(): number | undefined;
+  /** Fails the requests waiting now with `error` (the thread goes on; their late answers are dropped). */
+  failPending(error: Error): void;
 }
 
 /** Starts PGlite on a thread of its own in `pgDir`; resolves once it is open. */
 async function startThread(pgDir: string, onLost: (error: Error) => void): Promise<Thread> {
   const worker = new Worker(workerUrl(), { workerData: { pgDir } });
-  const pending = new Map<number, Pending & { timer?: NodeJS.Timeout }>();
+  const pending = new Map<number, Pending & { timer?: NodeJS.Timeout; sentAt?: number }>();
   let nextId = 1;
   let failure: Error | undefined;
   let opening = true;
@@ -95,6 +101,21 @@ async function startThread(pgDir: string, onLost: (error: Error) => void): Promi
     get failure() {
       return failure;
     },
+    oldestPendingAt() {
+      let oldest: number | undefined;
+      for (const waiter of pending.values()) {
+        if (waiter.sentAt !== undefined && (oldest === undefined || waiter.sentAt < oldest))
+          oldest = waiter.sentAt;
+      }
+      return oldest;
+    },
+    failPending(error) {
+      for (const waiter of pending.values()) {
+        clearTimeout(waiter.timer);
+        waiter.reject(error);
+      }
+      pending.clear();
+    },
     send: (body) =>
       new Promise((resolve, reject) => {
         if (failure) {
@@ -112,7 +133,7 @@ async function startThread(pgDir: string, onLost: (error: Error) => void): Promi
           void worker.terminate();
         }, EMBEDDED_ANSWER_TIMEOUT_MS);
         timer.unref();
-        pending.set(id, { resolve, reject, timer });
+        pending.set(id, { resolve, reject, timer, sentAt: Date.now() });
         const request: WorkerRequest = { id, ...body };
         worker.postMessage(request);
       }),
@@ -139,6 +160,28 @@ export async function startEmbeddedWorker(pgDir: string): Promise<Db> {
   };
   let thread = await startThread(pgDir, onLost);
   const send = (body: RequestBody) => thread.send(body);
+
+  // PGlite that meets a full disk (a write already under way when the disk fills) stops answering until space is
+  // freed. Requests that wait that long while the disk is full are answered as such, so that ingest answers 503
+  // at once instead of hanging; the thread finishes its work once space comes back.
+  const watchdog = setInterval(() => {
+    const oldest = thread.oldestPendingAt();
+    if (oldest === undefined || Date.now() - oldest < EMBEDDED_STALL_MS) return;
+    void statfs(pgDir).then(
+      ({ bavail, bsize }) => {
+        if (bavail * bsize >= EMBEDDED_MIN_FREE_BYTES) return;
+        thread.failPending(
+          new EmbeddedStoreError(
+            `no space left on device: the embedded store in ${pgDir} stopped answering with ` +
+              `${Math.floor((bavail * bsize) / 1024 / 1024)} MiB free. Free some space: ingest resumes by itself.`,
+            '53100',
+          ),
+        );
+      },
+      () => undefined,
+    );
+  }, 1000);
+  watchdog.unref();
 
   // statfs costs microseconds, but a batch is written every few ms under load: look at most every 200 ms.
   let checkedAt = 0;
@@ -198,6 +241,7 @@ export async function startEmbeddedWorker(pgDir: string): Promise<Db> {
     },
     async close() {
       closing = true;
+      clearInterval(watchdog);
       await send({ op: 'close' }).catch(() => undefined);
       await thread.worker.terminate();
     },
