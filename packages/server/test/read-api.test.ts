@@ -14,6 +14,7 @@ import type {
 import { loadDatasetNodeData, loadJobNodeData } from '../src/api/shapes.js';
 import { entityKey } from '../src/store/model-state.js';
 import { backends, startServer } from './helpers/backends.js';
+import { hasConformance } from './helpers/conformance.js';
 import {
   applesEvents,
   assertions,
@@ -69,7 +70,8 @@ interface CountBucket {
   count: number;
 }
 
-describe.each(backends())('read API on the $name store', (backend) => {
+// The scenario includes the marquez-apples events of the shared conformance corpus.
+describe.skipIf(!hasConformance()).each(backends())('read API on the $name store', (backend) => {
   let ctx: Awaited<ReturnType<typeof startServer>>;
   /** Response validators from the server's own OpenAPI document, by method and path template. */
   let documented: {
