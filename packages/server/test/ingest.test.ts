@@ -25,7 +25,9 @@ describe.each(backends())('ingest on the $name store', (backend) => {
   let ctx: Awaited<ReturnType<typeof startServer>>;
   const api = (path: string) => `${ctx.url}/api/v1${path}`;
   const eventCount = async () => {
-    const body = (await (await fetch(api('/events/lineage?limit=0'))).json()) as { totalCount: number };
+    const body = (await (
+      await fetch(api('/events/lineage?limit=0&kind=run&kind=dataset&kind=job'))
+    ).json()) as { totalCount: number };
     return body.totalCount;
   };
 
@@ -56,7 +58,9 @@ describe.each(backends())('ingest on the $name store', (backend) => {
         }
       }
       const stored = (await (
-        await fetch(api(`/events/lineage?limit=1000&after=1900-01-01T00:00:00Z`))
+        await fetch(
+          api(`/events/lineage?limit=1000&after=1900-01-01T00:00:00Z&kind=run&kind=dataset&kind=job`),
+        )
       ).json()) as {
         events: unknown[];
         totalCount: number;

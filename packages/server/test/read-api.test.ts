@@ -392,9 +392,20 @@ describe.skipIf(!hasConformance()).each(backends())('read API on the $name store
         { name: 'amount', type: 'DECIMAL', tags: [], description: null },
         { name: 'email', type: 'VARCHAR', tags: [], description: 'Customer email' },
       ],
-      facets: { dataSource: ordersDataSource, documentation: ordersDocumentation, schema: ordersSchema },
+      facets: {
+        dataSource: ordersDataSource,
+        documentation: ordersDocumentation,
+        schema: ordersSchema,
+        // The input facet run 1 reported, merged in as Marquez does.
+        dataQualityAssertions: assertions,
+      },
     });
-    expect(Object.keys(orders.facets)).toEqual(['dataSource', 'documentation', 'schema']);
+    expect(Object.keys(orders.facets).sort()).toEqual([
+      'dataQualityAssertions',
+      'dataSource',
+      'documentation',
+      'schema',
+    ]);
     // No column lineage leads into shop.orders: Marquez leaves the key out.
     expect('columnLineage' in orders).toBe(false);
 
@@ -582,7 +593,8 @@ describe.skipIf(!hasConformance()).each(backends())('read API on the $name store
       latestRuns: [run2, run1],
       facets: jobFacets,
       currentVersion: jobVersion,
-      labels: [],
+      // From the jobType facet: jobType, then integration.
+      labels: ['TASK', 'AIRFLOW'],
       tags: [],
     });
     // A job without a parent has no parentJobName/parentJobUuid keys; empty Optionals are null.
@@ -863,9 +875,10 @@ describe.skipIf(!hasConformance()).each(backends())('read API on the $name store
     for (const [path, expected] of [
       ['/jobs?limit=1', 6],
       ['/jobs?limit=100', 6],
-      ['/namespaces/grandmas.kitchen/datasets?limit=1', 4],
-      ['/namespaces/grandmas.kitchen/datasets?limit=100', 4],
-      [`/namespaces/${pg}/datasets/shop.orders_clean`, 3],
+      // Datasets: one more for the input facets merged into their facets.
+      ['/namespaces/grandmas.kitchen/datasets?limit=1', 5],
+      ['/namespaces/grandmas.kitchen/datasets?limit=100', 5],
+      [`/namespaces/${pg}/datasets/shop.orders_clean`, 4],
       ['/namespaces/warehouse/jobs/nightly.load_orders', 5],
       ['/namespaces/warehouse/jobs/nightly.load_orders/runs?limit=1', 4],
       ['/namespaces/warehouse/jobs/nightly.load_orders/runs?limit=100', 4],

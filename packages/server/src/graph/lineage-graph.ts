@@ -249,6 +249,11 @@ export class LineageGraph {
     else jobs.add(start.id);
     if (direction !== 'downstream') this.#walk(start, depth, true, datasets, jobs, at);
     if (direction !== 'upstream') this.#walk(start, depth, false, datasets, jobs, at);
+    return { datasets, jobs, edges: this.edgesAmong(datasets, jobs, at) };
+  }
+
+  /** The edges (now or as of `at`) between the given datasets and jobs. */
+  edgesAmong(datasets: ReadonlySet<number>, jobs: ReadonlySet<number>, at?: Ms): GraphEdge[] {
     const edges: GraphEdge[] = [];
     for (const jobId of jobs) {
       for (const datasetId of this.datasetsOf(jobId, 0, at)) {
@@ -262,7 +267,7 @@ export class LineageGraph {
         }
       }
     }
-    return { datasets, jobs, edges };
+    return edges;
   }
 
   #walk(

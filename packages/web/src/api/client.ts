@@ -108,7 +108,7 @@ export const api = {
     getJson<LineageGraphResponse>(`/lineage${query({ nodeId, depth, direction })}`, signal),
   columnLineage: (nodeId: string, depth: number, signal?: AbortSignal) =>
     getJson<ColumnLineageResponse>(
-      `/column-lineage${query({ nodeId, depth, withDownstream: 'true' })}`,
+      `/column-lineage${query({ nodeId, depth, withDownstream: 'true', edges: 'lineage' })}`,
       signal,
     ),
   lineageEventStats: (period: 'DAY' | 'WEEK', signal?: AbortSignal) =>

@@ -7,15 +7,10 @@ import { QualityAssertions } from '../components/QualityAssertions.js';
 import { SchemaDiff } from '../components/SchemaDiff.js';
 import { Async } from '../components/States.js';
 import { UpstreamFailures } from '../components/UpstreamFailures.js';
-import { formatTime } from '../format.js';
+import { formatOwners, formatTime } from '../format.js';
 import { buildLineageModel, failedUpstream } from '../graph/lineage-model.js';
 import { useApi } from '../hooks/useApi.js';
 import { datasetNodeId, fromParam, paths } from '../paths.js';
-
-interface Owner {
-  name: string;
-  type?: string;
-}
 
 /** `/datasets/:namespace/:name`: schema, owners, versions with a schema diff, quality, facets, jobs. */
 export function DatasetPage() {
@@ -46,7 +41,6 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
     [upstream, nodeId],
   );
   const facets = dataset.facets ?? {};
-  const owners = (facets.ownership as { owners?: Owner[] } | undefined)?.owners ?? [];
   const documentation = (facets.documentation as { description?: string } | undefined)?.description;
   const jobsOf = (state: typeof upstream, producers: boolean): JobNode[] =>
     state.status === 'ready'
@@ -85,11 +79,7 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
           )}
           <dl className="facts">
             <dt>Owners</dt>
-            <dd>
-              {owners.length === 0
-                ? '—'
-                : owners.map((o) => `${o.name}${o.type ? ` (${o.type.toLowerCase()})` : ''}`).join(', ')}
-            </dd>
+            <dd>{formatOwners(facets)}</dd>
             <dt>Tags</dt>
             <dd>{dataset.tags.length === 0 ? '—' : dataset.tags.join(', ')}</dd>
             <dt>Last modified</dt>

@@ -10,7 +10,7 @@ import { RunTimeline } from '../components/RunTimeline.js';
 import { SqlCode } from '../components/SqlCode.js';
 import { Async } from '../components/States.js';
 import { UpstreamFailures } from '../components/UpstreamFailures.js';
-import { formatDuration, formatTime } from '../format.js';
+import { formatDuration, formatOwners, formatTime } from '../format.js';
 import { buildLineageModel, failedUpstream } from '../graph/lineage-model.js';
 import { useApi } from '../hooks/useApi.js';
 import { fromParam, jobNodeId, paths } from '../paths.js';
@@ -74,6 +74,10 @@ function JobView({ job }: { job: Job }) {
           <h2>About</h2>
           {job.description ? <p>{job.description}</p> : <p className="muted">No description.</p>}
           <dl className="facts">
+            <dt>Owners</dt>
+            <dd>{formatOwners(facets)}</dd>
+            <dt>Labels and tags</dt>
+            <dd>{[...(job.labels ?? []), ...(job.tags ?? [])].join(', ') || '—'}</dd>
             <dt>Parent job</dt>
             <dd>
               {job.parentJobName ? (
