@@ -80,7 +80,7 @@ export interface Cause {
   readonly path: string[];
   /** One line for people. */
   readonly message: string;
-  /** The errorMessage facet's message of the failed run, else null. */
+  /** The message of the failed run's error (errorMessage or spark.exception facet), else null. */
   readonly errorMessage: string | null;
   readonly run: CauseRun | null;
   readonly assertions: CauseAssertion[];
