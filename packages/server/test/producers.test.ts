@@ -90,6 +90,21 @@ describe.each(backends())('producer behaviour on the $name store', (backend) => 
     });
   });
 
+  it('root cause takes a job: a task that failed before writing its output', async () => {
+    const node = encodeURIComponent('job:spark:spark_app.execute_insert');
+    const answer = await get<{ target: string; causes: Cause[] }>(
+      `/api/v1/analysis/root-cause?nodeId=${node}`,
+    );
+    expect(answer.target).toBe('job:spark:spark_app.execute_insert');
+    expect(answer.causes.map((c) => [c.kind, c.nodeId, c.errorMessage])).toEqual([
+      [
+        'failedRun',
+        'job:spark:spark_app.execute_insert',
+        'Job aborted due to stage failure: division by zero',
+      ],
+    ]);
+  });
+
   describe("a run known only from a child's parent facet", () => {
     const completed = randomUUID();
     const placeholder = randomUUID();
