@@ -11,17 +11,20 @@ import {
   SPEC_DIR,
   arbitraryFor,
   currentSpecFiles,
+  hasConformance,
   listJson,
   officialErrors,
-  publishedSchemas,
+  officialSchemas,
   readJson,
 } from './test-support/official-schemas.js';
 import type { FacetBuilder } from './facet.js';
 import { defineFacet } from './facet.js';
 import { builderName } from '../scripts/generate-facets.js';
 
-const spec = currentSpecFiles();
-const published = publishedSchemas();
+// The spec sources are only in the shared folder; the tests that compare against them skip without it.
+const corpus = hasConformance();
+const spec = corpus ? currentSpecFiles() : undefined;
+const published = officialSchemas();
 const descriptors = Object.entries(FACETS) as [FacetTypeName, FacetDescriptor][];
 
 function builderFor(typeName: string): FacetBuilder<never> {
@@ -31,47 +34,55 @@ function builderFor(typeName: string): FacetBuilder<never> {
 }
 
 describe('generated model', () => {
-  it('was generated from the current shared spec (rerun `npm run generate` when this fails)', () => {
-    expect(CORE_SCHEMA).toEqual(spec.core);
-    expect(CORE_SCHEMA_ID).toBe('https://openlineage.io/spec/2-0-2/OpenLineage.json');
-    expect(SPEC_VERSION).toBe('2-0-2');
-    const embedded = new Map(FACET_SCHEMAS.map((schema) => [schema.$id, schema]));
-    expect(embedded.size).toBe(spec.facets.size);
-    for (const [file, schema] of spec.facets) {
-      expect(embedded.get(schema.$id!), file).toEqual(schema);
-    }
-  });
+  it.skipIf(!corpus)(
+    'was generated from the current shared spec (rerun `npm run generate` when this fails)',
+    () => {
+      const { core, facets } = spec!;
+      expect(CORE_SCHEMA).toEqual(core);
+      expect(CORE_SCHEMA_ID).toBe('https://openlineage.io/spec/2-0-2/OpenLineage.json');
+      expect(SPEC_VERSION).toBe('2-0-2');
+      const embedded = new Map(FACET_SCHEMAS.map((schema) => [schema.$id, schema]));
+      expect(embedded.size).toBe(facets.size);
+      for (const [file, schema] of facets) {
+        expect(embedded.get(schema.$id!), file).toEqual(schema);
+      }
+    },
+  );
 
-  it('has one descriptor per facet definition, with key, container and _schemaURL from the schema file', () => {
-    // 44 files; LineageFacet and BaseSubsetDatasetFacet each define two facet types.
-    expect(descriptors).toHaveLength(spec.facets.size + 2);
-    const containerOfBase: Record<string, string> = {
-      RunFacet: 'run',
-      JobFacet: 'job',
-      DatasetFacet: 'dataset',
-      InputDatasetFacet: 'inputDataset',
-      OutputDatasetFacet: 'outputDataset',
-    };
-    for (const [typeName, descriptor] of descriptors) {
-      const file = spec.facets.get(descriptor.source)!;
-      expect(file, typeName).toBeDefined();
-      const [id, pointer] = descriptor.schemaURL.split('#/$defs/');
-      expect(id).toBe(file.$id);
-      const def = file.$defs![pointer!]!;
-      expect(Object.keys(file.properties!)).toEqual([descriptor.key]);
-      const base = def.allOf![0]!.$ref!.replace(`${CORE_SCHEMA_ID}#/$defs/`, '');
-      expect(descriptor.container).toBe(containerOfBase[base]);
-    }
-    expect(FACETS.SQLJobFacet).toEqual({
-      key: 'sql',
-      container: 'job',
-      schemaURL: 'https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet',
-      source: 'facets/SQLJobFacet.json',
-    });
-    expect(FACETS.LineageJobFacet.container).toBe('job');
-    expect(FACETS.LineageDatasetFacet.container).toBe('dataset');
-    expect(FACETS.DataQualityAssertionsDatasetFacet.container).toBe('inputDataset');
-  });
+  it.skipIf(!corpus)(
+    'has one descriptor per facet definition, with key, container and _schemaURL from the schema file',
+    () => {
+      const { facets } = spec!;
+      // 44 files; LineageFacet and BaseSubsetDatasetFacet each define two facet types.
+      expect(descriptors).toHaveLength(facets.size + 2);
+      const containerOfBase: Record<string, string> = {
+        RunFacet: 'run',
+        JobFacet: 'job',
+        DatasetFacet: 'dataset',
+        InputDatasetFacet: 'inputDataset',
+        OutputDatasetFacet: 'outputDataset',
+      };
+      for (const [typeName, descriptor] of descriptors) {
+        const file = facets.get(descriptor.source)!;
+        expect(file, typeName).toBeDefined();
+        const [id, pointer] = descriptor.schemaURL.split('#/$defs/');
+        expect(id).toBe(file.$id);
+        const def = file.$defs![pointer!]!;
+        expect(Object.keys(file.properties!)).toEqual([descriptor.key]);
+        const base = def.allOf![0]!.$ref!.replace(`${CORE_SCHEMA_ID}#/$defs/`, '');
+        expect(descriptor.container).toBe(containerOfBase[base]);
+      }
+      expect(FACETS.SQLJobFacet).toEqual({
+        key: 'sql',
+        container: 'job',
+        schemaURL: 'https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet',
+        source: 'facets/SQLJobFacet.json',
+      });
+      expect(FACETS.LineageJobFacet.container).toBe('job');
+      expect(FACETS.LineageDatasetFacet.container).toBe('dataset');
+      expect(FACETS.DataQualityAssertionsDatasetFacet.container).toBe('inputDataset');
+    },
+  );
 
   it('exports a builder per facet type that knows its key, container and _schemaURL', () => {
     for (const [typeName, descriptor] of descriptors) {
@@ -136,8 +147,10 @@ describe.each(descriptors)('facet %s', (typeName, descriptor) => {
   });
 });
 
-describe('spec facet examples (spec/tests)', () => {
-  const examples = listJson(path.join(SPEC_DIR, 'tests')).filter((file) => file.includes(path.sep));
+describe.skipIf(!corpus)('spec facet examples (spec/tests)', () => {
+  const examples = corpus
+    ? listJson(path.join(SPEC_DIR, 'tests')).filter((file) => file.includes(path.sep))
+    : [];
   it.each(examples)('%s round-trips and its facet key is known', (file) => {
     const fragment = readJson<Record<string, Record<string, unknown>>>(path.join(SPEC_DIR, 'tests', file));
     const [key] = Object.keys(fragment);

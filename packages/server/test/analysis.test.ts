@@ -618,14 +618,15 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
     });
 
     it('refuses what it cannot analyse, saying why', async () => {
-      const job = await get<{ error: string; message: string }>(
+      // A job is a root-cause target (test/producers.test.ts); a run is not.
+      const run = await get<{ error: string; message: string }>(
         '/api/v1/analysis/root-cause',
-        { nodeId: 'job:ops:transform' },
+        { nodeId: 'run:0190d3a2-0000-7000-8000-000000000011' },
         400,
       );
-      expect(job).toMatchObject({
+      expect(run).toMatchObject({
         error: 'INVALID_NODE_ID',
-        message: expect.stringContaining('dataset or a column'),
+        message: expect.stringContaining('a dataset or a column or a job'),
       });
       const missing = await get<{ error: string }>(
         '/api/v1/analysis/root-cause',

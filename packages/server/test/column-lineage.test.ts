@@ -54,7 +54,7 @@ function run(
 describe.each(backends())('column lineage on the $name store', (backend) => {
   let ctx: Awaited<ReturnType<typeof startServer>>;
   const get = async (query: string) => {
-    const response = await fetch(`${ctx.url}/api/v1/column-lineage?${query}`);
+    const response = await fetch(`${ctx.url}/api/v1/column-lineage?${query}&edges=lineage`);
     return {
       status: response.status,
       body: (await response.json()) as {

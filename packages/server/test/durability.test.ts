@@ -20,7 +20,7 @@ async function allRunIds(url: string): Promise<Set<string>> {
   const ids = new Set<string>();
   for (let offset = 0; ; offset += 1000) {
     const response = await fetch(
-      `${url}/api/v1/events/lineage?limit=1000&offset=${offset}&sortDirection=asc`,
+      `${url}/api/v1/events/lineage?limit=1000&offset=${offset}&sortDirection=asc&kind=run&kind=dataset&kind=job`,
     );
     const body = (await response.json()) as { events: { run: { runId: string } }[] };
     for (const stored of body.events) ids.add(stored.run.runId);

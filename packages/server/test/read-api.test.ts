@@ -14,6 +14,7 @@ import type {
 import { loadDatasetNodeData, loadJobNodeData } from '../src/api/shapes.js';
 import { entityKey } from '../src/store/model-state.js';
 import { backends, startServer } from './helpers/backends.js';
+import { hasConformance } from './helpers/conformance.js';
 import {
   applesEvents,
   assertions,
@@ -69,7 +70,8 @@ interface CountBucket {
   count: number;
 }
 
-describe.each(backends())('read API on the $name store', (backend) => {
+// The scenario includes the marquez-apples events of the shared conformance corpus.
+describe.skipIf(!hasConformance()).each(backends())('read API on the $name store', (backend) => {
   let ctx: Awaited<ReturnType<typeof startServer>>;
   /** Response validators from the server's own OpenAPI document, by method and path template. */
   let documented: {
@@ -390,9 +392,20 @@ describe.each(backends())('read API on the $name store', (backend) => {
         { name: 'amount', type: 'DECIMAL', tags: [], description: null },
         { name: 'email', type: 'VARCHAR', tags: [], description: 'Customer email' },
       ],
-      facets: { dataSource: ordersDataSource, documentation: ordersDocumentation, schema: ordersSchema },
+      facets: {
+        dataSource: ordersDataSource,
+        documentation: ordersDocumentation,
+        schema: ordersSchema,
+        // The input facet run 1 reported, merged in as Marquez does.
+        dataQualityAssertions: assertions,
+      },
     });
-    expect(Object.keys(orders.facets)).toEqual(['dataSource', 'documentation', 'schema']);
+    expect(Object.keys(orders.facets).sort()).toEqual([
+      'dataQualityAssertions',
+      'dataSource',
+      'documentation',
+      'schema',
+    ]);
     // No column lineage leads into shop.orders: Marquez leaves the key out.
     expect('columnLineage' in orders).toBe(false);
 
@@ -580,7 +593,8 @@ describe.each(backends())('read API on the $name store', (backend) => {
       latestRuns: [run2, run1],
       facets: jobFacets,
       currentVersion: jobVersion,
-      labels: [],
+      // From the jobType facet: jobType, then integration.
+      labels: ['TASK', 'AIRFLOW'],
       tags: [],
     });
     // A job without a parent has no parentJobName/parentJobUuid keys; empty Optionals are null.
@@ -861,9 +875,10 @@ describe.each(backends())('read API on the $name store', (backend) => {
     for (const [path, expected] of [
       ['/jobs?limit=1', 6],
       ['/jobs?limit=100', 6],
-      ['/namespaces/grandmas.kitchen/datasets?limit=1', 4],
-      ['/namespaces/grandmas.kitchen/datasets?limit=100', 4],
-      [`/namespaces/${pg}/datasets/shop.orders_clean`, 3],
+      // Datasets: one more for the input facets merged into their facets.
+      ['/namespaces/grandmas.kitchen/datasets?limit=1', 5],
+      ['/namespaces/grandmas.kitchen/datasets?limit=100', 5],
+      [`/namespaces/${pg}/datasets/shop.orders_clean`, 4],
       ['/namespaces/warehouse/jobs/nightly.load_orders', 5],
       ['/namespaces/warehouse/jobs/nightly.load_orders/runs?limit=1', 4],
       ['/namespaces/warehouse/jobs/nightly.load_orders/runs?limit=100', 4],

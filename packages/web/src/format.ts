@@ -49,3 +49,13 @@ export function shortName(name: string): string {
   const parts = name.split('.');
   return parts.length > 1 ? parts.at(-1) || name : name;
 }
+
+/**
+ * The owners an `ownership` facet (of a dataset or a job) names, as `team:data (team), ana`; `—` when none.
+ */
+export function formatOwners(facets: Record<string, unknown> | null | undefined): string {
+  const owners = (facets?.ownership as { owners?: { name?: string; type?: string }[] } | undefined)?.owners;
+  const named = (Array.isArray(owners) ? owners : []).filter((o) => typeof o?.name === 'string');
+  if (named.length === 0) return '—';
+  return named.map((o) => `${o.name}${o.type ? ` (${o.type.toLowerCase()})` : ''}`).join(', ');
+}

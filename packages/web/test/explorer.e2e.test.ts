@@ -439,6 +439,9 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     expect(await durations.textContent()).toContain('Duration3 min 20 s');
     expect(await page.getByLabel('SQL').locator('.sql-keyword').first().innerText()).toMatch(/select|with/i);
     expect(await page.locator('.facts').first().innerText()).toContain('models/marts/revenue_daily.sql');
+    expect(await page.locator('.facts').first().innerText()).toMatch(
+      /Owners\s+team:analytics-engineering \(maintainer\)/,
+    );
     await screenshot(page, 'job-dbt');
 
     await page.goto(`${url}/jobs/acme-airflow/daily_etl`);

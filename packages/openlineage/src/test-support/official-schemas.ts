@@ -1,19 +1,19 @@
 /**
  * Test helpers that read the official OpenLineage schemas from the shared conformance folder at run time
- * (`<repo root>/../shared/conformance`), so the tests check against the spec itself, not a copy.
+ * (`<repo root>/../shared/conformance`), so the tests check against the spec itself, not a copy. On a plain clone
+ * without that folder, schema checks use the copies this package bundles (src/generated/schemas.ts), which
+ * facets.test.ts proves equal to the spec wherever the folder is present (always in CI).
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
 import fc from 'fast-check';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-/** The monorepo root (`/work/main` in development). */
-export const REPO_ROOT = path.resolve(here, '..', '..', '..', '..');
-/** The shared conformance folder beside the repository. */
-export const CONFORMANCE_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'conformance');
+import { CORE_SCHEMA, FACET_SCHEMAS } from '../generated/schemas.js';
+import { CONFORMANCE_DIR, hasConformance } from './shared-corpus.js';
+
+export { CONFORMANCE_DIR, hasConformance } from './shared-corpus.js';
 export const SPEC_DIR = path.join(CONFORMANCE_DIR, 'spec');
 export const PUBLISHED_DIR = path.join(CONFORMANCE_DIR, 'spec-published');
 
@@ -72,14 +72,25 @@ export function publishedSchemas(): Map<string, JsonSchema> {
   return byId;
 }
 
+/**
+ * The official schema documents by `$id`: every published one when the conformance folder is present, else the
+ * bundled copies of the ones this package was generated from.
+ */
+export function officialSchemas(): Map<string, JsonSchema> {
+  if (hasConformance()) return publishedSchemas();
+  return new Map(
+    [CORE_SCHEMA, ...FACET_SCHEMAS].map((schema) => [schema.$id, schema as unknown as JsonSchema]),
+  );
+}
+
 let sharedAjv: Ajv2020 | undefined;
 
-/** An AJV 2020-12 instance holding every published schema, with formats asserted. */
+/** An AJV 2020-12 instance holding every official schema ({@link officialSchemas}), with formats asserted. */
 export function officialAjv(): Ajv2020 {
   if (sharedAjv === undefined) {
     sharedAjv = new Ajv2020({ strict: false, allErrors: true });
     formatsModule.default(sharedAjv);
-    for (const schema of publishedSchemas().values()) sharedAjv.addSchema(schema);
+    for (const schema of officialSchemas().values()) sharedAjv.addSchema(schema);
   }
   return sharedAjv;
 }

@@ -80,7 +80,7 @@ export interface Cause {
   readonly path: string[];
   /** One line for people. */
   readonly message: string;
-  /** The errorMessage facet's message of the failed run, else null. */
+  /** The message of the failed run's error (errorMessage or spark.exception facet), else null. */
   readonly errorMessage: string | null;
   readonly run: CauseRun | null;
   readonly assertions: CauseAssertion[];
@@ -170,14 +170,13 @@ export function describeSchemaChange(change: SchemaChange): string {
   return parts.join('; ') || 'no column changes';
 }
 
-/** The upstream datasets and jobs of a dataset or column target, nearest first, the target first of all. */
+/** The upstream datasets and jobs of a dataset, column or job target, nearest first, the target first of all. */
 export function upstreamOf(source: AnalysisSource, target: AnalysisNode): Reached[] {
   if (target.kind === 'datasetField') {
     const start: FieldRef = { datasetId: target.datasetId, field: target.field };
     const columns = walkColumns(source.state, source.columnGraph, [start], 'upstream');
     return nodesOfColumnWalk(source.state, source.graph, columns, 'upstream');
   }
-  if (target.kind === 'job') throw new TypeError('a root cause is asked of a dataset or a column');
   return walkJobGraph(source.state, source.graph, target, 'upstream');
 }
 
@@ -202,7 +201,10 @@ export async function rootCause(
   const { db, state } = source;
   const { at } = time;
   const reached = upstreamOf(source, target);
-  const targetDataset = target.kind === 'datasetField' ? target.datasetId : (target as { id: number }).id;
+  // A job target (a task that failed before writing its output) has no version of its own: its own runs and
+  // what is upstream of it are checked, schema changes are not (they are relative to a dataset's last write).
+  const targetDataset =
+    target.kind === 'datasetField' ? target.datasetId : target.kind === 'dataset' ? target.id : undefined;
   const datasets = reached.filter((r) => r.node.kind === 'dataset');
   const jobs = reached.filter((r) => r.node.kind === 'job');
   const datasetIds = datasets.map((r) => r.node.id);
@@ -212,16 +214,16 @@ export async function rootCause(
       jobs.map((r) => r.node.id),
       at,
     ),
-    currentVersionCreators(db, [targetDataset]),
+    currentVersionCreators(db, targetDataset === undefined ? [] : [targetDataset]),
     latestFailedAssertions(db, datasetIds, at),
     completedWrites(db, datasetIds, at, options.writes ?? 10),
   ]);
-  const lastGood = writes.get(targetDataset)?.[0] ?? null;
-  const creatorUuid = creators.get(targetDataset);
+  const lastGood = targetDataset === undefined ? null : (writes.get(targetDataset)?.[0] ?? null);
+  const creatorUuid = targetDataset === undefined ? undefined : creators.get(targetDataset);
   const [versions, creatorRuns] = await Promise.all([
     versionsCreatedSince(
       db,
-      datasetIds,
+      targetDataset === undefined ? [] : datasetIds,
       datasetIds.map(() => lastGood),
       at,
     ),

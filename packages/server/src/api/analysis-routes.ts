@@ -281,7 +281,7 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
       schema: {
         tags: ['Analysis'],
         summary:
-          'Why a dataset or column may be wrong: failed runs, failed assertions, stale data, schema changes',
+          'Why a dataset, column or job may be wrong: failed runs, failed assertions, stale data, schema changes',
         description:
           'Walks upstream and lists, nearest first, jobs whose latest run failed or aborted, datasets whose ' +
           'latest assertions failed, datasets not written for over 1.5 x their usual interval (the median of ' +
@@ -291,7 +291,11 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
           type: 'object',
           required: ['nodeId'],
           properties: {
-            nodeId: { ...nodeIdParam, description: 'dataset:<namespace>:<name> or datasetField:...:<field>' },
+            nodeId: {
+              ...nodeIdParam,
+              description:
+                'dataset:<namespace>:<name>, datasetField:...:<field>, or job:<namespace>:<name> (a task that failed before writing its output); for a job, schema changes are not reported',
+            },
             at: { ...time, description: '"Now" for staleness; default: the newest event time in the store' },
           },
         },
@@ -299,7 +303,7 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
       },
     },
     async (request) => {
-      const node = resolveAnalysisNode(deps.state, parseAnalysisNodeId(request.query.nodeId, false));
+      const node = resolveAnalysisNode(deps.state, parseAnalysisNodeId(request.query.nodeId, true));
       return rootCause(source, node, await timeOf(request.query.at));
     },
   );

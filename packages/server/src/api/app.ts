@@ -1,5 +1,6 @@
 import type { Transform } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
+import { AjvCompiler } from '@fastify/ajv-compiler';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { ServerConfig } from '../config.js';
@@ -19,6 +20,7 @@ import { registerColumnLineageRoutes } from './column-lineage-routes.js';
 import { registerLineageRoutes } from './lineage-routes.js';
 import { registerReadRoutes } from './read-routes.js';
 import { registerWebRoutes } from './web-routes.js';
+import { NO_NUL_PATTERN } from './shapes.js';
 
 /** What the HTTP layer needs from the rest of the server. */
 export interface AppDeps {
@@ -51,12 +53,29 @@ const fastifyErrorCodes: Record<string, HeadwaterError['code']> = {
  * modules. Only this layer knows HTTP.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const ajvOptions = { coerceTypes: 'array', removeAdditional: false, useDefaults: true } as const;
+  const buildValidator = AjvCompiler();
   const app = Fastify({
     bodyLimit: deps.config.maxBodyBytes,
     logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel },
-    // Query strings like ?lastRunStates=FAILED&lastRunStates=ABORTED must arrive as arrays.
-    routerOptions: { ignoreTrailingSlash: true },
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
+    // Dataset and job names of hundreds of characters are common (paths, Spark plan names); the router's
+    // default limit of 100 characters per path parameter made them unreachable.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Query strings like ?lastRunStates=FAILED&lastRunStates=ABORTED must arrive as arrays, and query values
+    // are text to coerce; JSON bodies carry their own types, so `false` is never a description "false".
+    ajv: { customOptions: ajvOptions },
+    schemaController: {
+      compilersFactory: {
+        buildValidator: (externalSchemas, options) => {
+          const coercing = buildValidator(externalSchemas, options);
+          const exact = buildValidator(externalSchemas, {
+            ...options,
+            customOptions: { ...options?.customOptions, coerceTypes: false },
+          } as typeof options);
+          return (route) => (route.httpPart === 'body' ? exact : coercing)(route);
+        },
+      },
+    },
   });
 
   await app.register(swagger, {
@@ -163,8 +182,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   return app;
 }
 
+/** Longest path parameter the router matches (a dataset name, say); longer ones get the 404 "No route". */
+const MAX_PARAM_LENGTH = 8192;
+
 function describeFastifyError(code: string, error: Error, deps: AppDeps): string {
   switch (code) {
+    case 'FST_ERR_VALIDATION':
+      return describeValidation(error);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return 'Unsupported Content-Type: send OpenLineage events as application/json (or application/x-ndjson to the batch endpoint).';
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -174,4 +198,22 @@ function describeFastifyError(code: string, error: Error, deps: AppDeps): string
     default:
       return error.message;
   }
+}
+
+/** A validation error, with the accepted values of an enum and the bounds of a number spelled out. */
+function describeValidation(error: Error): string {
+  const { validation, validationContext } = error as FastifyError;
+  if (!validation || validation.length === 0) return error.message;
+  return validation
+    .map((issue) => {
+      const where = `${validationContext ?? 'request'}${issue.instancePath}`;
+      const params = issue.params;
+      let text = `${where} ${issue.message ?? 'is invalid'}`;
+      if (issue.keyword === 'enum' && Array.isArray(params.allowedValues))
+        text += `: ${(params.allowedValues as unknown[]).join(', ')}`;
+      if (issue.keyword === 'pattern' && params.pattern === NO_NUL_PATTERN)
+        text = `${where} must not contain a NUL character (\\u0000)`;
+      return text;
+    })
+    .join(', ');
 }

@@ -13,7 +13,7 @@ import {
   type JobAsOf,
   type RunAsOf,
 } from '../store/queries/history.js';
-import type { Facets } from '../store/queries/facets.js';
+import { withInputFacets, type Facets } from '../store/queries/facets.js';
 import { jobTags, type JobRecord } from '../store/queries/jobs.js';
 import { runIo, type RunRecord } from '../store/queries/runs.js';
 import type { AppDeps } from './app.js';
@@ -149,7 +149,7 @@ export async function loadDatasetAsOf(
   const { db } = deps;
   const [records, facets, lineage] = await Promise.all([
     loadDatasetRecordsAsOf(deps, [id], at),
-    facetsAsOf<number>(db, 'dataset', [id], at),
+    facetsAsOf<number>(db, 'dataset', [id], at).then((own) => withInputFacets(db, own, [id], at)),
     columnLineageInto(db, [id], at),
   ]);
   const record = records.get(id);

@@ -18,7 +18,7 @@ import {
   type DatasetVersionRecord,
 } from '../store/queries/datasets.js';
 import type { Db } from '../store/db.js';
-import { datasetNamed, namespaceNamed } from '../store/queries/lookup.js';
+import { datasetNamed, datasetNamedOrLinked, namespaceNamed } from '../store/queries/lookup.js';
 import type { AppDeps } from './app.js';
 import { asOfParam, loadDatasetAsOf, parseAsOf } from './as-of.js';
 import {
@@ -123,7 +123,7 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
     },
     async (request) => {
       const { namespace, dataset } = request.params;
-      const id = datasetNamed(state, namespace, dataset).id;
+      const { id } = await datasetNamedOrLinked(db, state, namespace, dataset);
       const asOf = parseAsOf(request.query.asOf);
       if (!asOf) return datasetById(db, id);
       const then = await loadDatasetAsOf(deps, id, asOf);

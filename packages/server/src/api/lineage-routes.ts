@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { HeadwaterError } from '../errors.js';
 import type { GraphNode, LineageDirection } from '../graph/lineage-graph.js';
+import type { Db } from '../store/db.js';
 import type { ReadModel } from '../store/read-model.js';
-import { compareText as compare, datasetNamed, jobNamed } from '../store/queries/lookup.js';
+import { compareText as compare, datasetNamedOrLinked, jobNamed } from '../store/queries/lookup.js';
 import type { AppDeps } from './app.js';
 import { nodeIdOf, parseNodeId } from './node-id.js';
 import { NodeDataCache } from './node-data-cache.js';
@@ -12,7 +13,7 @@ import { loadDatasetNodeData, loadJobNodeData } from './shapes.js';
 interface LineageQuery {
   nodeId: string;
   depth: number;
-  direction: string;
+  direction?: string;
   asOf?: string;
 }
 
@@ -25,11 +26,11 @@ interface Edge {
 const texts = <T>(data: Map<number, T>) =>
   new Map([...data].map(([id, value]) => [id, JSON.stringify(value)] as const));
 
-/** Finds the dataset or job a nodeId names in the read model. */
-function resolveNode(state: ReadModel, nodeId: string): GraphNode {
+/** Finds the dataset (by its name or a symlink) or job a nodeId names in the read model. */
+async function resolveNode(db: Db, state: ReadModel, nodeId: string): Promise<GraphNode> {
   const parsed = parseNodeId(nodeId);
   if (parsed.type === 'dataset')
-    return { kind: 'dataset', id: datasetNamed(state, parsed.namespace, parsed.name).id };
+    return { kind: 'dataset', id: (await datasetNamedOrLinked(db, state, parsed.namespace, parsed.name)).id };
   if (parsed.type === 'job') return { kind: 'job', id: jobNamed(state, parsed.namespace, parsed.name).id };
   throw new HeadwaterError(
     'INVALID_NODE_ID',
@@ -51,9 +52,11 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
         tags: ['Lineage'],
         summary: 'The lineage graph around a dataset or job',
         description:
-          'Like Marquez, nodes are datasets and jobs with inEdges/outEdges, sorted by id. Beyond Marquez, ' +
-          '`direction` walks only upstream or downstream (default both: the union of the two walks), and ' +
-          '`asOf` answers for the past: the edges, versions and run states as they were then.',
+          'Like Marquez, nodes are datasets and jobs with inEdges/outEdges, sorted by id, and without ' +
+          "`direction` the answer is Marquez's: the connected component within `depth` job hops (the other " +
+          'inputs of each job reached, the jobs sharing a dataset). Beyond Marquez, `direction` walks only ' +
+          'upstream, only downstream, or both (the union of the two walks, without siblings), and `asOf` ' +
+          'answers for the past: the edges, versions and run states as they were then.',
         querystring: {
           type: 'object',
           required: ['nodeId'],
@@ -69,7 +72,7 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
             direction: {
               type: 'string',
               enum: ['upstream', 'downstream', 'both', 'UPSTREAM', 'DOWNSTREAM', 'BOTH'],
-              default: 'both',
+              description: "Omitted: Marquez's connected component",
             },
             asOf: asOfParam,
           },
@@ -77,12 +80,19 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
       },
     },
     async (request, reply) => {
-      const start = resolveNode(state, request.query.nodeId);
-      const direction = request.query.direction.toLowerCase() as LineageDirection;
+      const start = await resolveNode(db, state, request.query.nodeId);
+      const direction = request.query.direction?.toLowerCase() as LineageDirection | undefined;
       const asOf = parseAsOf(request.query.asOf);
-      const subgraph = asOf
-        ? await graph.traverseAsOf(db, start, request.query.depth, direction, asOf.getTime())
-        : graph.traverse(start, request.query.depth, direction);
+      const { depth } = request.query;
+      const at = asOf?.getTime();
+      const subgraph =
+        direction === undefined
+          ? at === undefined
+            ? graph.component(start, depth)
+            : await graph.componentAsOf(db, start, depth, at)
+          : at === undefined
+            ? graph.traverse(start, depth, direction)
+            : await graph.traverseAsOf(db, start, depth, direction, at);
       const [datasetData, jobData] = asOf
         ? await Promise.all([
             loadDatasetNodeDataAsOf(deps, [...subgraph.datasets], asOf).then(texts),

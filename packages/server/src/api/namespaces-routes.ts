@@ -11,11 +11,13 @@ import type { AppDeps } from './app.js';
 import {
   listSchema,
   namespaceJson,
+  NO_NUL_PATTERN,
   pageParams,
   parseJsonBody,
   plainJson,
   responses,
   schemaRef,
+  storedText,
   type PageQuery,
 } from './shapes.js';
 
@@ -78,8 +80,8 @@ export function registerNamespaceRoutes(app: FastifyInstance, deps: AppDeps): vo
         body: {
           type: 'object',
           properties: {
-            ownerName: { type: 'string', minLength: 1 },
-            description: { type: ['string', 'null'] },
+            ownerName: { ...storedText, minLength: 1 },
+            description: { type: ['string', 'null'], pattern: NO_NUL_PATTERN },
           },
           required: ['ownerName'],
         },

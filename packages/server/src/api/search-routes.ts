@@ -1,13 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import { HeadwaterError } from '../errors.js';
-import { countSearch, search, type SearchQuery } from '../store/queries/search.js';
+import { datasetFacets, latestFacets } from '../store/queries/facets.js';
+import { entityKey } from '../store/model-state.js';
+import { latestRunsOfJobs } from '../store/queries/runs.js';
+import {
+  countSearch,
+  latestEventsOfRuns,
+  latestRunOfDatasets,
+  search,
+  type SearchQuery,
+} from '../store/queries/search.js';
 import type { AppDeps } from './app.js';
 import { pageParams, plainJson, responses, schemaRef, upperCaseQuery } from './shapes.js';
 
 interface SearchQuerystring {
   q: string;
   filter?: 'DATASET' | 'JOB';
-  sort: 'NAME' | 'UPDATED_AT';
+  sort: 'NAME' | 'UPDATE_AT' | 'UPDATED_AT';
   namespace?: string;
   before?: string;
   after?: string;
@@ -31,7 +40,7 @@ const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } as const;
  * GET /api/v1/search: datasets and jobs whose name contains `q`, as Marquez's search, but really sorted, with
  * an offset, and with a totalCount of all matches (Marquez ignores sort and counts the page).
  */
-export function registerSearchRoutes(app: FastifyInstance, { db }: AppDeps): void {
+export function registerSearchRoutes(app: FastifyInstance, { db, state }: AppDeps): void {
   app.get<{ Querystring: SearchQuerystring }>(
     '/api/v1/search',
     {
@@ -51,9 +60,12 @@ export function registerSearchRoutes(app: FastifyInstance, { db }: AppDeps): voi
             },
             sort: {
               type: 'string',
-              enum: ['NAME', 'UPDATED_AT'],
+              // UPDATE_AT is the name of Marquez's enum value (its UI and Java client send it); UPDATED_AT
+              // is its text form, which Marquez's lenient enum parsing accepts too.
+              enum: ['NAME', 'UPDATE_AT', 'UPDATED_AT'],
               default: 'NAME',
-              description: 'name (A-Z) or updated_at (newest first); case-insensitive',
+              description:
+                'NAME (A-Z) or UPDATE_AT / UPDATED_AT (most recently updated first); case-insensitive',
             },
             namespace: { type: 'string', description: 'Only this namespace' },
             before: { ...DATE, description: 'Only entities updated before this day (YYYY-MM-DD, UTC)' },
@@ -84,7 +96,7 @@ export function registerSearchRoutes(app: FastifyInstance, { db }: AppDeps): voi
       const query: SearchQuery = {
         q,
         filter,
-        sort,
+        sort: sort === 'NAME' ? 'NAME' : 'UPDATED_AT',
         namespace,
         before: startOfDay(before, 'before'),
         after: startOfDay(after, 'after'),
@@ -104,4 +116,140 @@ export function registerSearchRoutes(app: FastifyInstance, { db }: AppDeps): voi
       };
     },
   );
+
+  registerAdvancedSearchRoutes(app, db, state);
+}
+
+/** `name` with each case-insensitive occurrence of `q` in <em>, as OpenSearch highlights a match. */
+function highlight(name: string, q: string): string {
+  const lower = name.toLowerCase();
+  const needle = q.toLowerCase();
+  let out = '';
+  let from = 0;
+  for (let at = lower.indexOf(needle); at >= 0 && needle !== ''; at = lower.indexOf(needle, from)) {
+    out += `${name.slice(from, at)}<em>${name.slice(at, at + needle.length)}</em>`;
+    from = at + needle.length;
+  }
+  return out + name.slice(from);
+}
+
+const hitsSchema = (hit: Record<string, unknown>) =>
+  responses(
+    {
+      type: 'object',
+      properties: {
+        hits: { type: 'array', items: { type: 'object', properties: hit, additionalProperties: true } },
+        highlights: {
+          type: 'array',
+          items: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+          description: 'One per hit, in the same order: the matched field with the match in <em>',
+        },
+      },
+      required: ['hits', 'highlights'],
+      additionalProperties: false,
+    },
+    400,
+  );
+
+/** What one kind of advanced-search hit needs beyond the search match: its latest run and its fields. */
+interface HitSource {
+  readonly filter: 'DATASET' | 'JOB';
+  readonly what: string;
+  /** The hit's own fields, for the OpenAPI document. */
+  readonly fields: Record<string, unknown>;
+  /** Per entity id: its latest run, and the fields of the hit beyond run_id, name, namespace and eventType. */
+  describe(ids: readonly number[]): Promise<{
+    runs: Map<number, string>;
+    extra: (id: number) => Record<string, unknown>;
+  }>;
+}
+
+/**
+ * GET /api/v2beta/search/jobs and /datasets: the answers of Marquez's OpenSearch-backed search (the Marquez
+ * UI's advanced-search build), served from Headwater's own search: up to 10 matches by name, each described by
+ * its latest run and that run's latest eventType, as the search index would hold it.
+ */
+function registerAdvancedSearchRoutes(app: FastifyInstance, db: AppDeps['db'], state: AppDeps['state']) {
+  const object = { type: 'object', additionalProperties: true } as const;
+  const sources: Record<'jobs' | 'datasets', HitSource> = {
+    jobs: {
+      filter: 'JOB',
+      what: 'Jobs',
+      fields: { type: { type: 'string' }, facets: object, runFacets: object },
+      async describe(ids) {
+        const [latest, facets] = await Promise.all([
+          latestRunsOfJobs(db, ids, 1),
+          latestFacets<number>(db, 'job', ids),
+        ]);
+        const runs = new Map([...latest].flatMap(([id, [run]]) => (run ? [[id, run.uuid] as const] : [])));
+        const runFacets = await latestFacets<string>(db, 'run', [...runs.values()]);
+        return {
+          runs,
+          extra: (id) => ({
+            type: state.jobsById.get(id)?.type ?? 'BATCH',
+            facets: facets.get(id) ?? {},
+            runFacets: runFacets.get(runs.get(id) ?? '') ?? {},
+          }),
+        };
+      },
+    },
+    datasets: {
+      filter: 'DATASET',
+      what: 'Datasets',
+      fields: { facets: object },
+      async describe(ids) {
+        const [runs, facets] = await Promise.all([latestRunOfDatasets(db, ids), datasetFacets(db, ids)]);
+        return { runs, extra: (id) => ({ facets: facets.get(id) ?? {} }) };
+      },
+    },
+  };
+
+  for (const [kind, source] of Object.entries(sources) as ['jobs' | 'datasets', HitSource][]) {
+    app.get<{ Querystring: { q: string } }>(
+      `/api/v2beta/search/${kind}`,
+      {
+        ...plainJson,
+        schema: {
+          tags: ['Search'],
+          summary: `${source.what} whose name contains q, in the shape of Marquez's advanced (OpenSearch) search`,
+          querystring: {
+            type: 'object',
+            properties: {
+              q: { type: 'string', minLength: 1, pattern: '\\S', description: 'Text the name contains' },
+            },
+            required: ['q'],
+          },
+          response: hitsSchema({
+            run_id: { type: ['string', 'null'] },
+            name: { type: 'string' },
+            namespace: { type: 'string' },
+            eventType: { type: ['string', 'null'] },
+            ...source.fields,
+          }),
+        },
+      },
+      async (request) => {
+        const { q } = request.query;
+        const records = await search(db, { q, filter: source.filter, sort: 'NAME', limit: 10, offset: 0 });
+        const found = records.flatMap((record) => {
+          const namespace = state.namespaces.get(record.namespace);
+          const id = namespace && state[kind].get(entityKey(namespace.id, record.name))?.id;
+          return id === undefined ? [] : [{ record, id }];
+        });
+        const { runs, extra } = await source.describe(found.map(({ id }) => id));
+        const events = await latestEventsOfRuns(db, [...runs.values()]);
+        const hits = found.map(({ record, id }) => {
+          const runId = runs.get(id);
+          return {
+            run_id: runId ?? null,
+            name: record.name,
+            namespace: record.namespace,
+            eventType: (runId && events.get(runId)) ?? null,
+            ...extra(id),
+          };
+        });
+        return { hits, highlights: hits.map((hit) => ({ name: [highlight(hit.name, q)] })) };
+      },
+    );
+  }
 }

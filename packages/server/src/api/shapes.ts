@@ -20,7 +20,7 @@ import {
   type DatasetRecord,
   type DatasetVersionRecord,
 } from '../store/queries/datasets.js';
-import { latestFacets, type Facets } from '../store/queries/facets.js';
+import { datasetFacets, latestFacets, type Facets } from '../store/queries/facets.js';
 import { findJobs, type JobRecord, type JobVersionRecord } from '../store/queries/jobs.js';
 import { datasetRefs } from '../store/queries/lookup.js';
 import type { NamespaceRecord } from '../store/queries/namespaces.js';
@@ -501,9 +501,34 @@ export function jobJson(
     latestRuns: latestRuns.length > 0 ? [...latestRuns] : null,
     facets,
     currentVersion: record.currentVersion,
-    labels: [],
-    tags: record.tags,
+    labels: jobLabels(facets),
+    tags: tagsOfJob(record.tags, facets),
   };
+}
+
+const textOf = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : undefined;
+
+/** Marquez's job labels: the jobType facet's `jobType` then its `integration` (e.g. `["DAG", "AIRFLOW"]`). */
+function jobLabels(facets: Facets): string[] {
+  const jobType = facets.jobType as Record<string, unknown> | undefined;
+  return [textOf(jobType?.jobType), textOf(jobType?.integration)].filter((label) => label !== undefined);
+}
+
+/**
+ * A job's tags: those set through the API and those of its `tags` job facet (TagsJobFacet), named `key`, or
+ * `key:value` when the value says more than "true". Sorted, each once.
+ */
+function tagsOfJob(apiTags: readonly string[], facets: Facets): string[] {
+  const facet = facets.tags as { tags?: unknown } | undefined;
+  const fromFacet = (Array.isArray(facet?.tags) ? (facet.tags as unknown[]) : []).flatMap((tag) => {
+    const { key, value } = (typeof tag === 'object' && tag !== null ? tag : {}) as Record<string, unknown>;
+    const name = textOf(key);
+    if (name === undefined) return [];
+    const detail = textOf(value);
+    return [detail === undefined || detail.toLowerCase() === 'true' ? name : `${name}:${detail}`];
+  });
+  return [...new Set([...apiTags, ...fromFacet])].sort();
 }
 
 /** Builds a JobVersion; `latestRun` is left out when no run ran the version. */
@@ -554,7 +579,7 @@ export async function loadRuns(db: Queryable, uuids: readonly string[]): Promise
 /** The Dataset of each record, with its latest merged facets and column lineage, in the records' order. */
 export async function datasetsJson(db: Queryable, records: readonly DatasetRecord[]): Promise<DatasetJson[]> {
   const ids = records.map((record) => record.id);
-  const [facets, lineage] = await Promise.all([latestFacets(db, 'dataset', ids), columnLineageInto(db, ids)]);
+  const [facets, lineage] = await Promise.all([datasetFacets(db, ids), columnLineageInto(db, ids)]);
   return records.map((record) =>
     datasetJson(record, facets.get(record.id) ?? {}, lineage.get(record.id) ?? []),
   );
@@ -564,7 +589,7 @@ export async function datasetsJson(db: Queryable, records: readonly DatasetRecor
 export async function loadDatasets(db: Queryable, ids: readonly number[]): Promise<Map<number, DatasetJson>> {
   const [records, facets, lineage] = await Promise.all([
     findDatasets(db, ids),
-    latestFacets(db, 'dataset', ids),
+    datasetFacets(db, ids),
     columnLineageInto(db, ids),
   ]);
   return new Map(
@@ -665,18 +690,34 @@ export const plainJson = {
   serializerCompiler: () => (data: unknown) => JSON.stringify(data),
 } as const;
 
+/** The largest limit or offset: Marquez's (a Java int); beyond it a request is a 400, never a database error. */
+export const MAX_PAGE = 2_147_483_647;
+
 /** limit and offset, with Marquez's defaults. */
 export function pageParams(defaultLimit = 100) {
   return {
     limit: {
       type: 'integer',
       minimum: 0,
+      maximum: MAX_PAGE,
       default: defaultLimit,
       description: 'Most items to return',
     },
-    offset: { type: 'integer', minimum: 0, default: 0, description: 'Items to skip' },
+    offset: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_PAGE,
+      default: 0,
+      description: 'Items to skip',
+    },
   } as const;
 }
+
+/** PostgreSQL text cannot hold U+0000: text the API stores must not contain it (a 400 instead of a 500). */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+
+/** Stored text, in a request body. */
+export const storedText = { type: 'string', pattern: NO_NUL_PATTERN } as const;
 
 /** Querystring of a paged list. */
 export interface PageQuery {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { listTags, upsertTag } from '../store/queries/tags.js';
 import type { AppDeps } from './app.js';
 import {
+  NO_NUL_PATTERN,
   listSchema,
   pageParams,
   parseJsonBody,
@@ -36,7 +37,10 @@ export function registerTagRoutes(app: FastifyInstance, { db }: AppDeps): void {
         tags: ['Tags'],
         summary: 'Create a tag or replace its description',
         params: { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] },
-        body: { type: 'object', properties: { description: { type: ['string', 'null'] } } },
+        body: {
+          type: 'object',
+          properties: { description: { type: ['string', 'null'], pattern: NO_NUL_PATTERN } },
+        },
         response: responses(schemaRef('Tag'), 400),
       },
     },

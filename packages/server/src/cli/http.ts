@@ -144,6 +144,8 @@ export type BatchOutcome =
   | { readonly kind: 'accepted'; readonly response: BatchResponse }
   /** 413: the body or the event count is over the server's limit; send fewer events at once. */
   | { readonly kind: 'too-large'; readonly message: string }
+  /** 404 or 405: the server has no batch endpoint (Marquez); send the events one by one. */
+  | { readonly kind: 'no-batch-endpoint' }
   /** Any other error status, after retries for 503. */
   | { readonly kind: 'rejected'; readonly message: string };
 
@@ -178,12 +180,53 @@ export async function postBatch(baseUrl: string, lines: readonly string[]): Prom
       }
       return { kind: 'accepted', response: body as BatchResponse };
     }
+    if (response.status === 404 || response.status === 405) {
+      await response.body?.cancel();
+      return { kind: 'no-batch-endpoint' };
+    }
     const message = await errorMessageOf(response);
     if (response.status === 413) return { kind: 'too-large', message };
     const delay = RETRY_DELAYS_MS[attempt];
     if (response.status !== 503 || delay === undefined) return { kind: 'rejected', message };
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
+}
+
+/**
+ * Sends one event to POST /api/v1/lineage, the endpoint every OpenLineage server has. Retries a 503 a few
+ * times. Returns undefined when the server took it, else why not.
+ */
+async function postEvent(baseUrl: string, line: string): Promise<string | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    const response = await request(`${baseUrl}/api/v1/lineage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: line,
+    });
+    if (response.ok) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    const message = await errorMessageOf(response);
+    const delay = RETRY_DELAYS_MS[attempt];
+    if (response.status !== 503 || delay === undefined) return message;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+/** Servers found to have no batch endpoint: later requests to them go one event at a time at once. */
+const withoutBatchEndpoint = new Set<string>();
+
+/** Sends events one request each, in order (the fallback for servers without a batch endpoint). */
+async function sendOneByOne(baseUrl: string, lines: readonly string[]): Promise<SendResult> {
+  let successful = 0;
+  const failures: { index: number; reason: string }[] = [];
+  for (const [index, line] of lines.entries()) {
+    const reason = await postEvent(baseUrl, line);
+    if (reason === undefined) successful++;
+    else failures.push({ index, reason });
+  }
+  return { successful, failures };
 }
 
 /** The result of {@link sendEvents}: how many the server accepted, and why the others failed. */
@@ -195,12 +238,17 @@ export interface SendResult {
 
 /**
  * Sends events through the batch endpoint, halving any request the server finds too large (body size or event
- * count, which are its configuration, not ours) until it fits. Throws a CliError when the server cannot be
+ * count, which are its configuration, not ours) until it fits. A server without a batch endpoint (404 or 405,
+ * as Marquez answers) gets the events one POST /api/v1/lineage each, from then on. Throws a CliError when the server cannot be
  * reached or rejects a request as a whole: continuing would only repeat the error for every later batch.
  */
 export async function sendEvents(baseUrl: string, lines: readonly string[]): Promise<SendResult> {
+  if (withoutBatchEndpoint.has(baseUrl)) return sendOneByOne(baseUrl, lines);
   const outcome = await postBatch(baseUrl, lines);
   switch (outcome.kind) {
+    case 'no-batch-endpoint':
+      withoutBatchEndpoint.add(baseUrl);
+      return sendOneByOne(baseUrl, lines);
     case 'accepted':
       return {
         successful: outcome.response.summary.successful,
@@ -228,9 +276,12 @@ export async function sendEvents(baseUrl: string, lines: readonly string[]): Pro
   }
 }
 
-/** How many events the server holds (GET /api/v1/events/lineage totalCount), or undefined if it cannot say. */
+/**
+ * How many events the server holds (GET /api/v1/events/lineage totalCount, every kind), or undefined if it
+ * cannot say. (Marquez ignores `kind` and counts every kind anyway.)
+ */
 export async function storedEventCount(baseUrl: string): Promise<number | undefined> {
-  const response = await request(`${baseUrl}/api/v1/events/lineage?limit=0`);
+  const response = await request(`${baseUrl}/api/v1/events/lineage?limit=0&kind=run&kind=dataset&kind=job`);
   if (!response.ok) {
     await response.body?.cancel();
     return undefined;

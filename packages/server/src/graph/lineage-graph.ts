@@ -245,11 +245,30 @@ export class LineageGraph {
    * not an undirected walk: siblings that merely share an input are not lineage).
    */
   traverse(start: GraphNode, depth: number, direction: LineageDirection): Subgraph {
+    return this.#run(walkGraph(start, depth, direction));
+  }
+
+  /**
+   * Marquez's lineage graph (GET /api/v1/lineage without `direction`): the connected component around `start`
+   * within `depth` job hops, whatever the direction of each edge. A job reached brings every dataset it reads or
+   * writes, and a dataset every job that reads or writes it, so the other inputs of each job and the jobs sharing
+   * a dataset (a failed sibling input, often the actual cause) are in, as the Marquez UI's "Full Graph" expects.
+   */
+  component(start: GraphNode, depth: number): Subgraph {
+    return this.#run(walkComponent(start, depth));
+  }
+
+  /** {@link component} as of event time `at`, read from the store's history. */
+  componentAsOf(db: Queryable, start: GraphNode, depth: number, at: Ms): Promise<Subgraph> {
+    return this.#runAsOf(db, at, walkComponent(start, depth));
+  }
+
+  /** Runs a walk against the present graph in memory. */
+  #run(walk: Walk): Subgraph {
     const neighbours: Neighbours = {
       datasetsOf: (jobIds, dir) => new Map(jobIds.map((id) => [id, this.datasetsOf(id, dir)])),
       jobsOf: (datasetIds, dir) => new Map(datasetIds.map((id) => [id, this.jobsOf(id, dir)])),
     };
-    const walk = walkGraph(start, depth, direction);
     for (let step = walk.next(); ;) {
       if (step.done) return step.value;
       step = walk.next(neighbours[step.value.kind](step.value.ids, step.value.direction));
@@ -257,13 +276,18 @@ export class LineageGraph {
   }
 
   /** The lineage of `start` as of event time `at`, read from the store's history (a query per level). */
-  async traverseAsOf(
+  traverseAsOf(
     db: Queryable,
     start: GraphNode,
     depth: number,
     direction: LineageDirection,
     at: Ms,
   ): Promise<Subgraph> {
+    return this.#runAsOf(db, at, walkGraph(start, depth, direction));
+  }
+
+  /** Runs a walk against the history in the store as of `at`: one query per question. */
+  async #runAsOf(db: Queryable, at: Ms, walk: Walk): Promise<Subgraph> {
     const neighbours: AsyncNeighbours = {
       datasetsOf: async (jobIds, dir) => {
         const result = new Map<number, number[]>(jobIds.map((id) => [id, []]));
@@ -279,7 +303,6 @@ export class LineageGraph {
         return result;
       },
     };
-    const walk = walkGraph(start, depth, direction);
     for (let step = walk.next(); ;) {
       if (step.done) return step.value;
       step = walk.next(await neighbours[step.value.kind](step.value.ids, step.value.direction));
@@ -329,15 +352,14 @@ type Ask =
   | { readonly kind: 'datasetsOf'; readonly ids: number[]; readonly direction: 0 | 1 }
   | { readonly kind: 'jobsOf'; readonly ids: number[]; readonly direction: 0 | 1 };
 
+/** A walk of the graph: it yields each level's question and is resumed with the answer. */
+type Walk = Generator<Ask, Subgraph, Map<number, number[]>>;
+
 /**
  * The traversal, written once for the present (in memory) and the past (SQL): a generator that yields each
  * level's question and is resumed with the answer.
  */
-function* walkGraph(
-  start: GraphNode,
-  depth: number,
-  direction: LineageDirection,
-): Generator<Ask, Subgraph, Map<number, number[]>> {
+function* walkGraph(start: GraphNode, depth: number, direction: LineageDirection): Walk {
   const datasets = new Set<number>();
   const jobs = new Set<number>();
   if (start.kind === 'dataset') datasets.add(start.id);
@@ -393,6 +415,14 @@ function* walkGraph(
       frontierJobs = next;
     }
   }
+  return { datasets, jobs, edges: yield* edgesAmong(datasets, jobs) };
+}
+
+/** The edges between the reached datasets and jobs (two questions). */
+function* edgesAmong(
+  datasets: ReadonlySet<number>,
+  jobs: ReadonlySet<number>,
+): Generator<Ask, GraphEdge[], Map<number, number[]>> {
   const edges: GraphEdge[] = [];
   const jobList = [...jobs];
   const reads = yield { kind: 'datasetsOf', ids: jobList, direction: 0 };
@@ -409,5 +439,55 @@ function* walkGraph(
       }
     }
   }
-  return { datasets, jobs, edges };
+  return edges;
+}
+
+/**
+ * The connected component within `depth` job hops (see {@link LineageGraph.component}). Depth counts jobs from
+ * the start, as {@link walkGraph} does; levels are expanded in order, so each node is first reached at its
+ * smallest count and visited once.
+ */
+function* walkComponent(start: GraphNode, depth: number): Walk {
+  const datasets = new Set<number>();
+  const jobs = new Set<number>();
+  let frontierDatasets: number[] = [];
+  let frontierJobs: number[] = [];
+  let count: number;
+  if (start.kind === 'dataset') {
+    datasets.add(start.id);
+    frontierDatasets = [start.id];
+    count = 0;
+  } else {
+    jobs.add(start.id);
+    frontierJobs = [start.id];
+    count = depth < 1 ? Infinity : 1;
+  }
+  while (count <= depth) {
+    if (frontierJobs.length > 0) {
+      const reads = yield { kind: 'datasetsOf', ids: frontierJobs, direction: 0 };
+      const writes = yield { kind: 'datasetsOf', ids: frontierJobs, direction: 1 };
+      frontierDatasets = [];
+      for (const jobId of frontierJobs) {
+        for (const datasetId of [...(reads.get(jobId) ?? []), ...(writes.get(jobId) ?? [])]) {
+          if (datasets.has(datasetId)) continue;
+          datasets.add(datasetId);
+          frontierDatasets.push(datasetId);
+        }
+      }
+    }
+    if (count >= depth || frontierDatasets.length === 0) break;
+    count++;
+    const readers = yield { kind: 'jobsOf', ids: frontierDatasets, direction: 0 };
+    const writers = yield { kind: 'jobsOf', ids: frontierDatasets, direction: 1 };
+    frontierJobs = [];
+    for (const datasetId of frontierDatasets) {
+      for (const jobId of [...(readers.get(datasetId) ?? []), ...(writers.get(datasetId) ?? [])]) {
+        if (jobs.has(jobId)) continue;
+        jobs.add(jobId);
+        frontierJobs.push(jobId);
+      }
+    }
+    if (frontierJobs.length === 0) break;
+  }
+  return { datasets, jobs, edges: yield* edgesAmong(datasets, jobs) };
 }

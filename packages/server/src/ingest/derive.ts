@@ -701,7 +701,7 @@ class Derivation {
     });
     if (run) this.#runIo(run, direction, dataset.id, versionId, mention.ioFacets, t);
     if (direction === 1) this.#columnLineage(dataset, mention.facets.columnLineage, t);
-    this.#symlinks(dataset, mention.facets.symlinks);
+    this.#symlinks(dataset, mention.facets.symlinks, t);
     if (run) this.#quality(run.uuid, dataset.id, mention, t);
   }
 
@@ -856,13 +856,15 @@ class Derivation {
     }
   }
 
-  #symlinks(dataset: DatasetRow, facet: Json | undefined): void {
+  #symlinks(dataset: DatasetRow, facet: Json | undefined, t: Ms): void {
     if (!facet || !Array.isArray(facet.identifiers)) return;
     for (const identifier of facet.identifiers as unknown[]) {
       if (!isObject(identifier)) continue;
       const namespace = str(identifier.namespace);
       const name = str(identifier.name);
       if (!namespace || !name) continue;
+      // As in Marquez, the namespace of another name exists: the dataset is reachable under it.
+      this.#namespace(namespace, t);
       const key = `${dataset.id}\u0000${namespace}\u0000${name}`;
       if (this.#state.symlinks.has(key) || this.changes.symlinks.has(key)) continue;
       this.changes.symlinks.set(key, {

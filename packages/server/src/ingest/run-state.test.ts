@@ -66,15 +66,40 @@ describe('run state', () => {
     ).toBe('NEW');
   });
 
-  it('lets the latest terminal event win, and the most severe on a tie', () => {
+  it('keeps a reported failure whatever terminal event follows (Spark sends FAIL, then COMPLETE)', () => {
+    const failedThenCompleted = fold([
+      ['START', 0],
+      ['FAIL', 1],
+      ['COMPLETE', 2],
+    ]);
+    expect(runStateOf(failedThenCompleted)).toBe('FAILED');
+    expect(failedThenCompleted.terminal).toEqual({ state: 'FAILED', at: 1 });
     expect(
       runStateOf(
         fold([
-          ['FAIL', 1],
+          ['ABORT', 1],
           ['COMPLETE', 2],
         ]),
       ),
-    ).toBe('COMPLETED');
+    ).toBe('ABORTED');
+    expect(
+      runStateOf(
+        fold([
+          ['ABORT', 1],
+          ['FAIL', 2],
+        ]),
+      ),
+    ).toBe('FAILED');
+    // Two completions: the latest is when it ended.
+    expect(
+      fold([
+        ['COMPLETE', 1],
+        ['COMPLETE', 3],
+      ]).terminal,
+    ).toEqual({ state: 'COMPLETED', at: 3 });
+  });
+
+  it('lets the most severe terminal event win a tie', () => {
     expect(
       runStateOf(
         fold([

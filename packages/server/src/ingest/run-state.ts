@@ -24,7 +24,11 @@ export interface RunStateAggregate {
   readonly startedAt: number | null;
   /** Earliest RUNNING, used as the start when no START was seen. */
   readonly firstRunningAt: number | null;
-  /** The terminal event with the latest eventTime, if any. */
+  /**
+   * The most severe terminal event (FAILED over ABORTED over COMPLETED), the latest of that severity, if any. A
+   * run that reported a failure stays failed whatever terminal event follows: the Spark listener sends FAIL and
+   * then, milliseconds later, COMPLETE for an execution that failed.
+   */
   readonly terminal: TerminalState | null;
   /** Earliest and latest eventTime of any event of the run. */
   readonly firstEventAt: number;
@@ -37,7 +41,7 @@ const terminalOf: Partial<Record<EventType, TerminalState['state']>> = {
   FAIL: 'FAILED',
 };
 
-// Two terminal events at the same instant: the more severe one wins, so the outcome does not depend on order.
+// A more severe terminal state wins over a later, milder one; at equal severity the later event wins.
 const severity: Record<TerminalState['state'], number> = { COMPLETED: 0, ABORTED: 1, FAILED: 2 };
 
 const minOf = (a: number | null, b: number | null): number | null =>
@@ -66,8 +70,8 @@ export function applyRunEvent(
     if (
       state !== undefined &&
       (terminal === null ||
-        at > terminal.at ||
-        (at === terminal.at && severity[state] > severity[terminal.state]))
+        severity[state] > severity[terminal.state] ||
+        (severity[state] === severity[terminal.state] && at > terminal.at))
     ) {
       terminal = { state, at };
     }

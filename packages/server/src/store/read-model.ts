@@ -17,6 +17,11 @@ export interface EntityRef {
   readonly isHidden: boolean;
 }
 
+/** A job as readers see it: with its type (BATCH, STREAM, SERVICE). */
+export interface JobRef extends EntityRef {
+  readonly type: string;
+}
+
 /**
  * Names and ids of namespaces, datasets and jobs, looked up by name or by id. Both the read model and the
  * writer's mirror (ModelState) have this shape, so the lookups in store/queries/lookup.ts serve both.
@@ -44,13 +49,13 @@ export interface Catalog<
  * Memory: one small entry per namespace, dataset and job (the current graph), plus the nodeId text of those an
  * answer has named (at most one per entity and field).
  */
-export class ReadModel implements Catalog {
+export class ReadModel implements Catalog<NamespaceRef, EntityRef, JobRef> {
   readonly #namespaces = new Map<string, NamespaceRef>();
   readonly #namespacesById = new Map<number, NamespaceRef>();
   readonly #datasets = new Map<string, EntityRef>();
   readonly #datasetsById = new Map<number, EntityRef>();
-  readonly #jobs = new Map<string, EntityRef>();
-  readonly #jobsById = new Map<number, EntityRef>();
+  readonly #jobs = new Map<string, JobRef>();
+  readonly #jobsById = new Map<number, JobRef>();
   /**
    * nodeIds (`dataset:<namespace>:<name>`, `job:...`) by id, built on demand by the analyses. An id's namespace
    * and name never change, and ids are never handed out twice, so entries never go stale.
@@ -74,10 +79,10 @@ export class ReadModel implements Catalog {
   get datasetsById(): ReadonlyMap<number, EntityRef> {
     return this.#datasetsById;
   }
-  get jobs(): ReadonlyMap<string, EntityRef> {
+  get jobs(): ReadonlyMap<string, JobRef> {
     return this.#jobs;
   }
-  get jobsById(): ReadonlyMap<number, EntityRef> {
+  get jobsById(): ReadonlyMap<number, JobRef> {
     return this.#jobsById;
   }
 
@@ -86,13 +91,24 @@ export class ReadModel implements Catalog {
     for (const row of await db.query<NamespaceRow>('SELECT id, name, is_hidden FROM namespaces')) {
       this.setNamespace({ id: row.id, name: row.name, isHidden: row.is_hidden });
     }
-    for (const [table, set] of [
-      ['datasets', (ref: EntityRef) => this.#setDataset(ref)],
-      ['jobs', (ref: EntityRef) => this.#setJob(ref)],
-    ] as const) {
-      for (const row of await db.query<EntityRow>(`SELECT id, namespace_id, name, is_hidden FROM ${table}`)) {
-        set({ id: row.id, namespaceId: row.namespace_id, name: row.name, isHidden: row.is_hidden });
-      }
+    for (const row of await db.query<EntityRow>('SELECT id, namespace_id, name, is_hidden FROM datasets')) {
+      this.#setDataset({
+        id: row.id,
+        namespaceId: row.namespace_id,
+        name: row.name,
+        isHidden: row.is_hidden,
+      });
+    }
+    for (const row of await db.query<EntityRow & { type: string }>(
+      'SELECT id, namespace_id, name, is_hidden, type FROM jobs',
+    )) {
+      this.#setJob({
+        id: row.id,
+        namespaceId: row.namespace_id,
+        name: row.name,
+        isHidden: row.is_hidden,
+        type: row.type,
+      });
     }
   }
 
@@ -117,10 +133,13 @@ export class ReadModel implements Catalog {
       if (row) this.setNamespace({ ...row, isHidden });
       return;
     }
-    const row = (kind === 'dataset' ? this.#datasetsById : this.#jobsById).get(id);
-    if (!row) return;
-    if (kind === 'dataset') this.#setDataset({ ...row, isHidden });
-    else this.#setJob({ ...row, isHidden });
+    if (kind === 'dataset') {
+      const row = this.#datasetsById.get(id);
+      if (row) this.#setDataset({ ...row, isHidden });
+    } else {
+      const row = this.#jobsById.get(id);
+      if (row) this.#setJob({ ...row, isHidden });
+    }
   }
 
   #setDataset(row: EntityRef): void {
@@ -129,8 +148,14 @@ export class ReadModel implements Catalog {
     this.#datasetsById.set(ref.id, ref);
   }
 
-  #setJob(row: EntityRef): void {
-    const ref = { id: row.id, namespaceId: row.namespaceId, name: row.name, isHidden: row.isHidden };
+  #setJob(row: JobRef): void {
+    const ref = {
+      id: row.id,
+      namespaceId: row.namespaceId,
+      name: row.name,
+      isHidden: row.isHidden,
+      type: row.type,
+    };
     this.#jobs.set(entityKey(ref.namespaceId, ref.name), ref);
     this.#jobsById.set(ref.id, ref);
   }

@@ -1,18 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { CONFORMANCE_DIR } from '../../../openlineage/src/test-support/shared-corpus.js';
 
 /** ../shared/conformance beside the repository. */
-export const conformanceDir = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  '..',
-  '..',
-  '..',
-  'shared',
-  'conformance',
-);
+export const conformanceDir = CONFORMANCE_DIR;
+/**
+ * Whether the tests that need the conformance corpus may run: true when it is there; on a plain clone false
+ * (with a message); in CI a missing corpus fails the run.
+ */
+export { hasConformance } from '../../../openlineage/src/test-support/shared-corpus.js';
 
 interface ManifestEntry {
   readonly group: string;

@@ -118,7 +118,7 @@ export const api = {
     getJson<LineageGraphResponse>(`/lineage${query({ nodeId, depth, direction, asOf })}`, signal),
   columnLineage: (nodeId: string, depth: number, signal?: AbortSignal) =>
     getJson<ColumnLineageResponse>(
-      `/column-lineage${query({ nodeId, depth, withDownstream: 'true' })}`,
+      `/column-lineage${query({ nodeId, depth, withDownstream: 'true', edges: 'lineage' })}`,
       signal,
     ),
   /** Stored events by eventTime, newest first (`after`/`before` bound it). */

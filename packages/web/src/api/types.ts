@@ -85,6 +85,9 @@ export interface Job {
   description: string | null;
   latestRun: Run | null;
   facets?: Record<string, unknown>;
+  /** GET /jobs/{job} only (not in lineage node data). */
+  tags?: string[];
+  labels?: string[];
 }
 
 export type NodeType = 'DATASET' | 'JOB';

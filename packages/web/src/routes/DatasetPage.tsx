@@ -7,16 +7,11 @@ import { PageHeader } from '../components/PageHeader.js';
 import { RootCauses } from '../components/RootCause.js';
 import { SchemaHistory } from '../components/SchemaHistory.js';
 import { Async } from '../components/States.js';
-import { formatTime } from '../format.js';
+import { formatOwners, formatTime } from '../format.js';
 import { useApi, type ApiState } from '../hooks/useApi.js';
 import { useRootCauses } from '../hooks/useRootCauses.js';
 import { useRunsOf } from '../hooks/useRunsOf.js';
 import { datasetNodeId, fromParam, paths } from '../paths.js';
-
-interface Owner {
-  name: string;
-  type?: string;
-}
 
 /** `/datasets/:namespace/:name`: schema, owners, versions with a schema diff, quality, facets, jobs. */
 export function DatasetPage() {
@@ -51,7 +46,6 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
       : [],
   );
   const facets = dataset.facets ?? {};
-  const owners = (facets.ownership as { owners?: Owner[] } | undefined)?.owners ?? [];
   const documentation = (facets.documentation as { description?: string } | undefined)?.description;
 
   return (
@@ -68,11 +62,7 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
           )}
           <dl className="facts">
             <dt>Owners</dt>
-            <dd>
-              {owners.length === 0
-                ? '—'
-                : owners.map((o) => `${o.name}${o.type ? ` (${o.type.toLowerCase()})` : ''}`).join(', ')}
-            </dd>
+            <dd>{formatOwners(facets)}</dd>
             <dt>Tags</dt>
             <dd>{dataset.tags.length === 0 ? '—' : dataset.tags.join(', ')}</dd>
             <dt>Last modified</dt>

@@ -10,7 +10,7 @@ import { SqlCode } from '../components/SqlCode.js';
 import { Async } from '../components/States.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { RootCauses } from '../components/RootCause.js';
-import { formatDuration, formatTime } from '../format.js';
+import { formatDuration, formatOwners, formatTime } from '../format.js';
 import { useApi } from '../hooks/useApi.js';
 import { useRootCauses } from '../hooks/useRootCauses.js';
 import { datasetNodeId, fromParam, jobNodeId, paths } from '../paths.js';
@@ -59,6 +59,10 @@ function JobView({ job }: { job: Job }) {
           <h2>About</h2>
           {job.description ? <p>{job.description}</p> : <p className="muted">No description.</p>}
           <dl className="facts">
+            <dt>Owners</dt>
+            <dd>{formatOwners(facets)}</dd>
+            <dt>Labels and tags</dt>
+            <dd>{[...(job.labels ?? []), ...(job.tags ?? [])].join(', ') || '—'}</dd>
             <dt>Parent job</dt>
             <dd>
               {job.parentJobName ? (

@@ -3,9 +3,10 @@
  * one query per kind of fact whatever the number of nodes. Every time-based read is bounded by `at`, the
  * moment the analysis looks at, so that an as-of analysis can reuse them unchanged.
  */
+import { ERROR_FACETS, runErrorOf } from '../../ingest/error-facets.js';
 import type { Queryable } from '../db.js';
 import { compareText } from './lookup.js';
-import { runIo } from './runs.js';
+import { RUN_ORDER, runIo } from './runs.js';
 
 /** A run as analysis reports it. */
 export interface RunOutcome {
@@ -14,14 +15,24 @@ export interface RunOutcome {
   readonly state: string;
   readonly startedAt: Date | null;
   readonly endedAt: Date | null;
-  /** `message` of the run's latest errorMessage facet. */
+  /** The message of the run's error (runErrorOf: errorMessage, spark.exception). */
   readonly errorMessage: string | null;
 }
 
+// The latest value of each error facet of the run, as {name: facet}; runErrorOf reads the error from them.
 const OUTCOME_COLUMNS = `r.uuid::text AS uuid, r.job_id AS "jobId", r.state,
   COALESCE(r.started_at, r.first_running_at) AS "startedAt", r.ended_at AS "endedAt",
-  (SELECT f.facet ->> 'message' FROM run_facets f WHERE f.run_uuid = r.uuid AND f.name = 'errorMessage'
-   ORDER BY f.event_time DESC, f.hash DESC LIMIT 1) AS "errorMessage"`;
+  (SELECT jsonb_object_agg(e.name, e.facet) FROM (
+     SELECT DISTINCT ON (f.name) f.name, f.facet FROM run_facets f
+     WHERE f.run_uuid = r.uuid AND f.name IN (${ERROR_FACETS.map((name) => `'${name}'`).join(', ')})
+     ORDER BY f.name, f.event_time DESC, f.hash DESC) e) AS "errorFacets"`;
+
+type OutcomeRow = Omit<RunOutcome, 'errorMessage'> & { errorFacets: Record<string, unknown> | null };
+
+const outcomeOf = ({ errorFacets, ...row }: OutcomeRow): RunOutcome => ({
+  ...row,
+  errorMessage: runErrorOf(errorFacets)?.message ?? null,
+});
 
 /** The time of the newest stored event, or null for an empty store. */
 export async function latestEventTime(db: Queryable): Promise<Date | null> {
@@ -39,26 +50,25 @@ export async function latestRunOfJobs(
   at: Date,
 ): Promise<Map<number, RunOutcome>> {
   if (jobIds.length === 0) return new Map();
-  const rows = await db.query<RunOutcome>(
+  const rows = await db.query<OutcomeRow>(
     `SELECT ${OUTCOME_COLUMNS} FROM unnest($1::int[]) AS wanted(job_id)
      CROSS JOIN LATERAL (
        SELECT r.uuid FROM runs r WHERE r.job_id = wanted.job_id AND r.created_at <= $2
-       ORDER BY COALESCE(r.started_at, r.first_running_at) DESC NULLS LAST, r.created_at DESC, r.uuid
-       LIMIT 1) latest
+       ORDER BY ${RUN_ORDER} LIMIT 1) latest
      JOIN runs r ON r.uuid = latest.uuid`,
     [jobIds, at.toISOString()],
   );
-  return new Map(rows.map((row) => [row.jobId, row]));
+  return new Map(rows.map((row) => [row.jobId, outcomeOf(row)]));
 }
 
 /** Runs by uuid with their error messages; unknown uuids are absent. */
 export async function runOutcomes(db: Queryable, uuids: readonly string[]): Promise<Map<string, RunOutcome>> {
   if (uuids.length === 0) return new Map();
-  const rows = await db.query<RunOutcome>(
+  const rows = await db.query<OutcomeRow>(
     `SELECT ${OUTCOME_COLUMNS} FROM runs r WHERE r.uuid = ANY($1::uuid[])`,
     [uuids],
   );
-  return new Map(rows.map((row) => [row.uuid, row]));
+  return new Map(rows.map((row) => [row.uuid, outcomeOf(row)]));
 }
 
 /** The run that created the current version of each dataset: dataset id -> run uuid (absent when none did). */

@@ -59,3 +59,39 @@ export async function latestFacets<K extends string | number>(
   );
   return mergeFacetRows<K>(rows);
 }
+
+/**
+ * The facets of many datasets as Marquez shows them: their dataset facets (`dataset`: the latest values, or
+ * those of time `at`), over the input facets runs reported for them (such as `dataQualityAssertions`, where the
+ * spec and the Python client put them), per name the one with the newest eventTime up to `at`. A name both
+ * give is the dataset facet's.
+ */
+export async function withInputFacets(
+  db: Queryable,
+  dataset: ReadonlyMap<number, Facets>,
+  ids: readonly number[],
+  at?: Date,
+): Promise<Map<number, Facets>> {
+  if (ids.length === 0) return new Map();
+  // The history rows (one per event that read the dataset) rather than run_io, whose facets per run are merged
+  // in arrival order: the answer must not depend on the order events arrived in, now or as of a time.
+  const rows = await db.query<FacetRow>(
+    `SELECT DISTINCT ON (s.dataset_id, f.key) s.dataset_id AS owner, f.key AS name, f.value AS facet
+     FROM dataset_sightings s CROSS JOIN LATERAL jsonb_each(s.io_facets) f
+     WHERE s.kind = 0 AND s.dataset_id = ANY($1::int[]) AND ($2::timestamptz IS NULL OR s.event_time <= $2::timestamptz)
+     ORDER BY s.dataset_id, f.key, s.event_time DESC, s.seq DESC`,
+    [ids, at?.toISOString() ?? null],
+  );
+  const inputs = mergeFacetRows<number>(rows);
+  const merged = new Map<number, Facets>();
+  for (const id of ids) {
+    const facets = { ...inputs.get(id), ...dataset.get(id) };
+    if (Object.keys(facets).length > 0) merged.set(id, facets);
+  }
+  return merged;
+}
+
+/** The facets of many datasets now: {@link withInputFacets} over their latest dataset facets. */
+export async function datasetFacets(db: Queryable, ids: readonly number[]): Promise<Map<number, Facets>> {
+  return withInputFacets(db, await latestFacets<number>(db, 'dataset', ids), ids);
+}

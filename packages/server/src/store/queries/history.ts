@@ -234,10 +234,13 @@ export async function runsOfJobsAsOf(
   return result;
 }
 
-/** Newest first, as RUN_ORDER in runs.ts: by start (runs never started last), then first event, then uuid. */
+/**
+ * Newest first, as RUN_ORDER in runs.ts: by start, else end (runs with neither last), then first event, then
+ * uuid.
+ */
 function compareRuns(a: RunAsOf, b: RunAsOf): number {
-  const startA = runStartedAt(a.aggregate);
-  const startB = runStartedAt(b.aggregate);
+  const startA = runStartedAt(a.aggregate) ?? a.aggregate.terminal?.at ?? null;
+  const startB = runStartedAt(b.aggregate) ?? b.aggregate.terminal?.at ?? null;
   if (startA !== startB) {
     if (startA === null) return 1;
     if (startB === null) return -1;

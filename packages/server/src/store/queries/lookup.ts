@@ -1,4 +1,5 @@
 import { HeadwaterError } from '../../errors.js';
+import type { Queryable } from '../db.js';
 import { entityKey } from '../model-state.js';
 import type { Catalog, EntityRef, NamespaceRef } from '../read-model.js';
 
@@ -71,4 +72,30 @@ export function datasetRefs(state: Catalog, ids: Iterable<number>): { namespace:
 /** Code-point order, the same on every platform (localeCompare is not). */
 export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * {@link datasetNamed}, or else the visible dataset a `symlinks` facet gave that other name (a Hive metastore
+ * table name for a storage path, say), as Marquez resolves them; else the NOT_FOUND error of the name itself.
+ */
+export async function datasetNamedOrLinked(
+  db: Queryable,
+  state: Catalog,
+  namespace: string,
+  name: string,
+): Promise<EntityRef> {
+  try {
+    return datasetNamed(state, namespace, name);
+  } catch (error) {
+    if (!(error instanceof HeadwaterError) || error.code !== 'NOT_FOUND') throw error;
+    const rows = await db.query<{ id: number }>(
+      'SELECT dataset_id AS id FROM dataset_symlinks WHERE namespace = $1 AND name = $2 ORDER BY dataset_id',
+      [namespace, name],
+    );
+    for (const { id } of rows) {
+      const dataset = state.datasetsById.get(id);
+      if (dataset && !dataset.isHidden) return dataset;
+    }
+    throw error;
+  }
 }

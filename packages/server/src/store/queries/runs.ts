@@ -2,11 +2,13 @@ import { datasetVersionUuid } from '../../ingest/derive.js';
 import type { Queryable } from '../db.js';
 
 /**
- * Newest run first, the order of every run list: by Marquez's startedAt (the earliest START, else the earliest
- * RUNNING), runs that never started last, then by first event. Matches the index runs_job_started.
+ * Newest run first, the order of every run list and of latestRun: by Marquez's startedAt (the earliest START,
+ * else the earliest RUNNING), else by when it ended (a run that only reported COMPLETE); runs with neither last
+ * (a run known only from a child's parent facet, state NEW, must not hide the job's real runs), then by first
+ * event. Matches the index runs_job_started (migration 101).
  */
 export const RUN_ORDER =
-  'COALESCE(r.started_at, r.first_running_at) DESC NULLS LAST, r.created_at DESC, r.uuid';
+  'COALESCE(r.started_at, r.first_running_at, r.ended_at) DESC NULLS LAST, r.created_at DESC, r.uuid';
 
 /** A run as the read API needs it. Times are eventTimes. */
 export interface RunRecord {

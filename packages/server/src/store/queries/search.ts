@@ -74,3 +74,31 @@ export async function countSearch(db: Queryable, query: SearchQuery): Promise<nu
   );
   return row?.count ?? 0;
 }
+
+/** The run that last read or wrote each dataset (by event time), by dataset id. */
+export async function latestRunOfDatasets(
+  db: Queryable,
+  datasetIds: readonly number[],
+): Promise<Map<number, string>> {
+  if (datasetIds.length === 0) return new Map();
+  const rows = await db.query<{ id: number; uuid: string }>(
+    `SELECT DISTINCT ON (dataset_id) dataset_id AS id, run_uuid::text AS uuid FROM run_io
+     WHERE dataset_id = ANY($1::int[]) ORDER BY dataset_id, event_time DESC, direction DESC, run_uuid DESC`,
+    [datasetIds],
+  );
+  return new Map(rows.map((row) => [row.id, row.uuid]));
+}
+
+/** The eventType of the newest event (by event time) of each run that has one, by run uuid. */
+export async function latestEventsOfRuns(
+  db: Queryable,
+  uuids: readonly string[],
+): Promise<Map<string, string>> {
+  if (uuids.length === 0) return new Map();
+  const rows = await db.query<{ uuid: string; eventType: string }>(
+    `SELECT DISTINCT ON (run_uuid) run_uuid::text AS uuid, event_type AS "eventType" FROM events
+     WHERE run_uuid = ANY($1::uuid[]) AND event_type IS NOT NULL ORDER BY run_uuid, event_time DESC, id DESC`,
+    [uuids],
+  );
+  return new Map(rows.map((row) => [row.uuid, row.eventType]));
+}

@@ -1,0 +1,146 @@
+/**
+ * Real producers as they really behave: the event sequences the Spark listener, dbt-ol and Airflow send, and
+ * what the API and root cause must make of them.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, startServer } from './helpers/backends.js';
+import { MINUTE, PRODUCER, T0, runEvent } from './read-scenario.js';
+
+const facet = (name: string, body: Record<string, unknown>) => ({
+  _producer: PRODUCER,
+  _schemaURL: `https://openlineage.io/spec/facets/1-0-0/${name}.json`,
+  ...body,
+});
+
+describe.each(backends())('producer behaviour on the $name store', (backend) => {
+  let ctx: Awaited<ReturnType<typeof startServer>>;
+  const get = async <T>(path: string): Promise<T> => {
+    const response = await fetch(`${ctx.url}${path}`);
+    expect({ path, status: response.status }).toEqual({ path, status: 200 });
+    return (await response.json()) as T;
+  };
+  const post = async (event: unknown) => {
+    const response = await fetch(`${ctx.url}/api/v1/lineage`, {
+      method: 'POST',
+      body: JSON.stringify(event),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(201);
+  };
+  interface Cause {
+    kind: string;
+    nodeId: string;
+    errorMessage: string | null;
+    run: { id: string; state: string } | null;
+  }
+
+  beforeAll(async () => {
+    ctx = await startServer(backend);
+  });
+  afterAll(async () => {
+    await ctx?.stop();
+  });
+
+  describe('a Spark execution that failed: FAIL, then COMPLETE milliseconds later', () => {
+    const runId = randomUUID();
+    const output = { namespace: 'file', name: '/warehouse/out.parquet', facets: {} };
+    beforeAll(async () => {
+      const base = { runId, job: 'spark_app.execute_insert', namespace: 'spark' };
+      await post(runEvent({ ...base, eventType: 'START', time: T0, outputs: [output] }));
+      await post(
+        runEvent({
+          ...base,
+          eventType: 'FAIL',
+          time: T0 + MINUTE,
+          outputs: [output],
+          runFacets: {
+            'spark.exception': facet('SparkExceptionRunFacet', {
+              message: 'Job aborted due to stage failure: division by zero',
+              stackTrace: 'org.apache.spark.SparkException: Job aborted\n\tat ...',
+            }),
+          },
+        }),
+      );
+      await post(runEvent({ ...base, eventType: 'COMPLETE', time: T0 + MINUTE + 5, outputs: [output] }));
+    });
+
+    it('the run stays FAILED, ended at the failure', async () => {
+      const run = await get<{ state: string; endedAt: string }>(`/api/v1/jobs/runs/${runId}`);
+      expect({ state: run.state, endedAt: run.endedAt }).toEqual({
+        state: 'FAILED',
+        endedAt: new Date(T0 + MINUTE).toISOString(),
+      });
+      const job = await get<{ latestRun: { state: string } }>(
+        '/api/v1/namespaces/spark/jobs/spark_app.execute_insert',
+      );
+      expect(job.latestRun.state).toBe('FAILED');
+    });
+
+    it('root cause of the output reports the failed run', async () => {
+      const answer = await get<{ causes: Cause[] }>(
+        `/api/v1/analysis/root-cause?nodeId=${encodeURIComponent('dataset:file:/warehouse/out.parquet')}`,
+      );
+      expect(answer.causes.filter((c) => c.kind === 'failedRun').map((c) => c.run)).toEqual([
+        expect.objectContaining({ id: runId, state: 'FAILED' }),
+      ]);
+      // The error is in Spark's own facet, spark.exception, not errorMessage.
+      const [failed] = answer.causes.filter((c) => c.kind === 'failedRun');
+      expect(failed!.errorMessage).toBe('Job aborted due to stage failure: division by zero');
+    });
+  });
+
+  it('root cause takes a job: a task that failed before writing its output', async () => {
+    const node = encodeURIComponent('job:spark:spark_app.execute_insert');
+    const answer = await get<{ target: string; causes: Cause[] }>(
+      `/api/v1/analysis/root-cause?nodeId=${node}`,
+    );
+    expect(answer.target).toBe('job:spark:spark_app.execute_insert');
+    expect(answer.causes.map((c) => [c.kind, c.nodeId, c.errorMessage])).toEqual([
+      [
+        'failedRun',
+        'job:spark:spark_app.execute_insert',
+        'Job aborted due to stage failure: division by zero',
+      ],
+    ]);
+  });
+
+  describe("a run known only from a child's parent facet", () => {
+    const completed = randomUUID();
+    const placeholder = randomUUID();
+    beforeAll(async () => {
+      // The DAG's real run reported only COMPLETE (no START); later a task names another run of the DAG as its
+      // parent, which never sends an event of its own.
+      await post(
+        runEvent({ eventType: 'COMPLETE', time: T0, runId: completed, job: 'dag', namespace: 'af' }),
+      );
+      await post(
+        runEvent({
+          eventType: 'START',
+          time: T0 + 10 * MINUTE,
+          runId: randomUUID(),
+          job: 'dag.task',
+          namespace: 'af',
+          runFacets: {
+            parent: facet('ParentRunFacet', {
+              run: { runId: placeholder },
+              job: { namespace: 'af', name: 'dag' },
+            }),
+          },
+        }),
+      );
+    });
+
+    it('never becomes the latestRun over a run that really ran', async () => {
+      const job = await get<{ latestRun: { id: string; state: string } }>('/api/v1/namespaces/af/jobs/dag');
+      expect({ id: job.latestRun.id, state: job.latestRun.state }).toEqual({
+        id: completed,
+        state: 'COMPLETED',
+      });
+      const runs = await get<{ runs: { id: string; state: string }[] }>(
+        '/api/v1/namespaces/af/jobs/dag/runs',
+      );
+      expect(runs.runs.map((run) => run.id)).toEqual([completed, placeholder]);
+    });
+  });
+});
