@@ -220,18 +220,31 @@ describe.skipIf(unavailable !== undefined)('the embedded store on a full disk', 
     const dataDir = path.join(mount, 'store');
     await mkdir(dataDir);
     await cp(inject('embeddedTemplateDir'), dataDir, { recursive: true });
-    server = await spawnServer(['--data-dir', dataDir, '--log-level', 'warn']);
+    server = await spawnServer(['--data-dir', dataDir, '--log-level', 'warn'], { embedded: true });
     server.process.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     server.process.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const generator = load(server.url, 2);
     await sleep(1500);
+    const seen: number[] = [];
     // Leave 20 MiB, under the 32 MiB the store keeps free: enough for a write already in flight to finish (a new
     // 16 MiB WAL segment included), not enough to be taken for a usable disk.
     const { stdout } = await run('df', ['--output=avail', '-B1', mount]);
     const free = Number(stdout.trim().split('\n').pop());
     const filler = path.join(mount, 'filler');
     await run('fallocate', ['-l', String(free - 20 * 1024 * 1024), filler]);
-    await until('a 503 for the full disk', async () => (await postOne(server!.url)) === 503, 60_000);
+    await until(
+      'a 503 for the full disk',
+      async () => {
+        const answer = await postOne(server!.url).catch(() => 0);
+        seen.push(answer);
+        return answer === 503;
+      },
+      60_000,
+    ).catch((error: Error) => {
+      throw new Error(
+        `${error.message}; answers seen: ${seen.slice(-20).join(', ')}; log: ${output.slice(-2000)}`,
+      );
+    });
     const ready = await fetch(`${server.url}/readyz`);
     expect(ready.status).toBe(503);
     expect(JSON.stringify(await ready.json())).toMatch(/space/i);

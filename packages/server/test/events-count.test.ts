@@ -88,7 +88,10 @@ describe.each(backends())('the events page total on the $name store', (backend) 
     const page = (await (
       await fetch(`${ctx.url}/api/v1/events/lineage?after=${from}&before=${to}&limit=1`)
     ).json()) as { totalCount: number };
-    const expected = times.filter((at) => at >= Date.parse(from) && at <= Date.parse(to)).length;
+    // The page lists RunEvents unless asked for other kinds (as Marquez), and counts what it lists.
+    const expected = times.filter(
+      (at, i) => i % 5 !== 0 && at >= Date.parse(from) && at <= Date.parse(to),
+    ).length;
     expect(expected).toBeGreaterThan(50);
     expect(page.totalCount).toBe(expected);
   });
