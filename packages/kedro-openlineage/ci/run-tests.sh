@@ -10,6 +10,9 @@ cache="${KEDRO_OPENLINEAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/headwater-kedr
 python="${PYTHON:-python3}"
 export PIP_CACHE_DIR="$cache/pip" PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 export KEDRO_DISABLE_TELEMETRY=true DO_NOT_TRACK=1
+# The tests start their own servers on the embedded store in temporary data dirs; CI's DATABASE_URL (exported by
+# .ci/run for the main suite) would point them all at one PostgreSQL database, where only one may write.
+unset DATABASE_URL
 
 key="$( (cat "$here/ci/constraints.txt" "$here/pyproject.toml"; "$python" --version) | sha256sum | cut -c1-16)"
 venv="$cache/venv-$key"
