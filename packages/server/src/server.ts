@@ -50,8 +50,9 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     await migrate(db);
     const state = new ModelState();
     await state.load(db);
+    // The mirror, just loaded, is exactly what is committed: the read model starts as a copy of it.
     const readModel = new ReadModel();
-    await readModel.load(db);
+    readModel.copy(state);
     const graph = new LineageGraph();
     await graph.load(db);
     const columnGraph = new ColumnGraph();

@@ -220,7 +220,7 @@ describe.skipIf(unavailable !== undefined)('the embedded store on a full disk', 
     const dataDir = path.join(mount, 'store');
     await mkdir(dataDir);
     await cp(inject('embeddedTemplateDir'), dataDir, { recursive: true });
-    server = await spawnServer(['--data-dir', dataDir, '--log-level', 'warn'], { embedded: true });
+    server = await spawnServer(['--data-dir', dataDir, '--log-level', 'warn']);
     server.process.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     server.process.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const generator = load(server.url, 2);

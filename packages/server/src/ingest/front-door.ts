@@ -49,7 +49,8 @@ export class IngestFrontDoor {
   /** Checks one decoded event: its limits first (so nothing later meets a hostile shape), then the schema. */
   check(incoming: IncomingEvent): CheckedEvent {
     const { value, text } = incoming;
-    const limitIssues = checkEventLimits(value, this.#limits);
+    // An event whose text is no larger than a facet may be cannot hold a facet over the limit.
+    const limitIssues = checkEventLimits(value, this.#limits, text?.length);
     if (limitIssues.length > 0) return invalid(formatIssues(limitIssues));
     const result = this.#validator.validate(value);
     if (!result.ok) return invalid(formatIssues(result.issues));
@@ -59,10 +60,6 @@ export class IngestFrontDoor {
       event:
         text === undefined ? normalizeEvent(event, result.kind) : normalizeEvent(event, result.kind, text),
     };
-  }
-
-  #commit(events: readonly NormalizedEvent[]): Promise<EventOutcome[]> {
-    return commitEach(this.#pipeline, events);
   }
 
   /**
@@ -82,7 +79,7 @@ export class IngestFrontDoor {
       } else outcomes.push(checked.outcome);
     });
     if (accepted.length > 0) {
-      const committed = await this.#commit(accepted);
+      const committed = await commitEach(this.#pipeline, accepted);
       positions.forEach((position, index) => (outcomes[position] = committed[index]!));
     }
     return outcomes as EventOutcome[];

@@ -45,7 +45,10 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 export function checkEventLimits(
   event: unknown,
   limits: EventLimits = DEFAULT_EVENT_LIMITS,
+  textLength?: number,
 ): ValidationIssue[] {
+  // Measuring facets serialises them again: skipped when the event's own text shows none can be too large.
+  const measureFacets = textLength === undefined || textLength > limits.maxFacetBytes;
   const issues: ValidationIssue[] = [];
   const text = (value: string, path: string, what: string) => {
     // (NUL, which PostgreSQL cannot store either, is kept as U+FFFD by the writer, as it always was.)
@@ -93,7 +96,7 @@ export function checkEventLimits(
     }
   };
   const facets = (container: unknown, path: string) => {
-    if (!isObject(container)) return;
+    if (!measureFacets || !isObject(container)) return;
     for (const [key, facet] of Object.entries(container)) {
       const size = JSON.stringify(facet)?.length ?? 0;
       if (size > limits.maxFacetBytes) {

@@ -1,5 +1,4 @@
 import type { Changeset } from '../ingest/derive.js';
-import type { Queryable } from './db.js';
 import { entityKey } from './model-state.js';
 
 /** A namespace as readers see it. */
@@ -86,30 +85,14 @@ export class ReadModel implements Catalog<NamespaceRef, EntityRef, JobRef> {
     return this.#jobsById;
   }
 
-  /** Loads the committed namespaces, datasets and jobs. */
-  async load(db: Queryable): Promise<void> {
-    for (const row of await db.query<NamespaceRow>('SELECT id, name, is_hidden FROM namespaces')) {
-      this.setNamespace({ id: row.id, name: row.name, isHidden: row.is_hidden });
-    }
-    for (const row of await db.query<EntityRow>('SELECT id, namespace_id, name, is_hidden FROM datasets')) {
-      this.#setDataset({
-        id: row.id,
-        namespaceId: row.namespace_id,
-        name: row.name,
-        isHidden: row.is_hidden,
-      });
-    }
-    for (const row of await db.query<EntityRow & { type: string }>(
-      'SELECT id, namespace_id, name, is_hidden, type FROM jobs',
-    )) {
-      this.#setJob({
-        id: row.id,
-        namespaceId: row.namespace_id,
-        name: row.name,
-        isHidden: row.is_hidden,
-        type: row.type,
-      });
-    }
+  /**
+   * Takes the namespaces, datasets and jobs of a catalog that holds exactly what is committed: the writer's
+   * mirror right after it was loaded, before any batch. Saves reading the same rows twice at start.
+   */
+  copy(catalog: Catalog<NamespaceRef, EntityRef, JobRef>): void {
+    for (const row of catalog.namespaces.values()) this.setNamespace(row);
+    for (const row of catalog.datasets.values()) this.#setDataset(row);
+    for (const row of catalog.jobs.values()) this.#setJob(row);
   }
 
   /** Takes in a committed changeset. */
@@ -159,17 +142,4 @@ export class ReadModel implements Catalog<NamespaceRef, EntityRef, JobRef> {
     this.#jobs.set(entityKey(ref.namespaceId, ref.name), ref);
     this.#jobsById.set(ref.id, ref);
   }
-}
-
-interface NamespaceRow {
-  id: number;
-  name: string;
-  is_hidden: boolean;
-}
-
-interface EntityRow {
-  id: number;
-  namespace_id: number;
-  name: string;
-  is_hidden: boolean;
 }

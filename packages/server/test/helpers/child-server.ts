@@ -17,15 +17,13 @@ export interface ChildServer {
  * Starts `headwater serve` in a child process on a free port and resolves once it listens. Needs the built
  * package (npm test builds it first; alone, run `npx tsc -b`).
  */
-export async function spawnServer(
-  args: readonly string[],
-  options: { embedded?: boolean } = {},
-): Promise<ChildServer> {
+export async function spawnServer(args: readonly string[]): Promise<ChildServer> {
   if (!existsSync(cli))
     throw new Error(`${cli} is missing: run \`npx tsc -b\` (npm test does it) before this test.`);
-  // `embedded`: the server must use the data dir it is given even where DATABASE_URL is set (as in CI).
+  // The store is the one `args` name: without --database-url it is the embedded store in --data-dir, even where
+  // DATABASE_URL is set (CI sets it for the suite), or tests meant for separate stores would share one database.
   const env = { ...process.env };
-  if (options.embedded) delete env.DATABASE_URL;
+  delete env.DATABASE_URL;
   const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env,
