@@ -21,6 +21,11 @@ export interface ServerConfig {
   readonly maxBatchEvents: number;
   /** Folder of the published OpenLineage JSON Schemas, laid out by `$id` (needed by strict mode). */
   readonly specDir: string | undefined;
+  /**
+   * Where the other replicas of this database reach this server when it is the writer (they forward writes to
+   * it). @default the address it listens on
+   */
+  readonly advertiseUrl: string | undefined;
   /** Log requests and errors to stderr. @default 'warn' */
   readonly logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
 }
@@ -81,7 +86,15 @@ export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proce
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new HeadwaterError('INVALID_CONFIG', '--database-url must be a postgres:// or postgresql:// URL.');
   }
+  const advertiseUrl = pick('advertise-url', 'HEADWATER_ADVERTISE_URL').value;
+  if (advertiseUrl !== undefined && !/^https?:\/\/[^/]+/.test(advertiseUrl)) {
+    throw new HeadwaterError(
+      'INVALID_CONFIG',
+      `--advertise-url must be an http:// or https:// URL such as http://10.0.0.5:5000; got ${JSON.stringify(advertiseUrl)}.`,
+    );
+  }
   return Object.freeze({
+    advertiseUrl,
     port: integer('port', 'HEADWATER_PORT', 5000, 0, 65535),
     host: pick('host', 'HEADWATER_HOST').value ?? '127.0.0.1',
     dataDir: path.resolve(pick('data-dir', 'HEADWATER_DATA_DIR').value ?? '.headwater'),

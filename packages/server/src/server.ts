@@ -13,6 +13,9 @@ import { StatisticsKeeper } from './store/statistics.js';
 import { migrate } from './store/migrate.js';
 import { ModelState } from './store/model-state.js';
 import { ReadModel } from './store/read-model.js';
+import { forwardWritesToWriter } from './replica/forward.js';
+import { ReadSide } from './replica/read-side.js';
+import { Replication } from './replica/replication.js';
 
 /** A running (or ready-to-listen) Headwater server. */
 export interface HeadwaterServer {
@@ -25,6 +28,8 @@ export interface HeadwaterServer {
   readonly state: ModelState;
   /** What readers see: exactly what is committed. */
   readonly readModel: ReadModel;
+  /** Its part among the replicas of its database (the embedded store's server always writes). */
+  readonly replication: Replication;
   /** The base URL once listening. */
   url: string | undefined;
   /** Starts accepting connections on config.host:config.port. */
@@ -48,11 +53,21 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     : await openEmbeddedDb(config.dataDir);
   try {
     await migrate(db);
+    // The commit feed's end before any state is read: replicas apply the entries after it on top (applying an
+    // entry twice changes nothing), so nothing committed while the state loads is missed.
+    const applied = await ReadSide.feedEnd(db);
+    const writing = (await db.lead(undefined)) !== undefined;
     const state = new ModelState();
-    await state.load(db);
-    // The mirror, just loaded, is exactly what is committed: the read model starts as a copy of it.
-    const readModel = new ReadModel();
-    readModel.copy(state);
+    let readModel: ReadModel;
+    if (writing) {
+      await state.load(db);
+      // The mirror, just loaded, is exactly what is committed: the read model starts as a copy of it.
+      readModel = new ReadModel();
+      readModel.copy(state);
+    } else {
+      // A follower needs no writer's mirror until it takes over (the pipeline builds it then).
+      readModel = await ReadModel.load(db);
+    }
     const graph = new LineageGraph();
     await graph.load(db);
     const columnGraph = new ColumnGraph();
@@ -65,23 +80,18 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       },
     });
     db.onLost((error) => health.markDown(error));
-    const pipeline = new IngestPipeline(db, state, { health });
+    const pipeline = new IngestPipeline(db, state, {
+      health,
+      onListenerError: (error) =>
+        app.log.error({ err: error }, 'a committed batch could not be applied to the read side'),
+    });
+    if (!writing) pipeline.forgetMirror();
+    const readSide = new ReadSide(db, { model: readModel, graph, columnGraph, applied }, (error, message) =>
+      app.log.warn({ err: error }, message),
+    );
     const statistics = db.kind === 'embedded' ? new StatisticsKeeper(db, state.next.event - 1) : undefined;
-    // Jobs whose cutoff must be read again from the store (rare: a late event moved a completed run's start).
-    const refresh = new Set<number>();
-    pipeline.onCommit(async (changes) => {
-      readModel.apply(changes);
-      for (const jobId of graph.apply(changes)) refresh.add(jobId);
-      if (refresh.size > 0) {
-        try {
-          await graph.refresh(db, [...refresh]);
-          refresh.clear();
-        } catch (error) {
-          // Tried again after the next commit.
-          app.log.warn({ err: error }, 'could not refresh the lineage of jobs whose cutoff moved back');
-        }
-      }
-      columnGraph.apply(changes);
+    pipeline.onCommit(async ({ changes, delta, seq }) => {
+      await readSide.committed(seq, delta);
       if (statistics) {
         // One job sighting of kind 0 per run or job event, one dataset sighting of kind 2 per DatasetEvent.
         let events = 0;
@@ -89,6 +99,12 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         for (const sighting of changes.datasetSightings.values()) if (sighting.kind === 2) events++;
         statistics.committed(events);
       }
+    });
+    pipeline.onExclusive((seq) => readSide.exclusiveDone(seq));
+    const replication = new Replication(db, pipeline, readSide, {
+      info: (message) => app.log.info(message),
+      warn: (object, message) => app.log.warn(object, message),
+      error: (object, message) => app.log.error(object, message),
     });
     const validator = createValidator(
       config.strict && config.specDir ? { strict: true, specDir: config.specDir } : { strict: false },
@@ -103,8 +119,11 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       validator,
       frontDoor: new IngestFrontDoor(validator, pipeline),
       health,
+      replication,
       version,
     });
+    forwardWritesToWriter(app, replication);
+    await replication.start();
     let inFlight = 0;
     app.addHook('onRequest', (_request, _reply, done) => {
       inFlight++;
@@ -129,10 +148,12 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         return pipeline.mirror;
       },
       readModel,
+      replication,
       url: undefined,
       async listen() {
         const address = await app.listen({ port: config.port, host: config.host });
         server.url = address.replace('[::1]', 'localhost');
+        await replication.advertise(config.advertiseUrl ?? server.url);
         return server.url;
       },
       close() {
@@ -143,6 +164,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
           while (inFlight > 0 && Date.now() < deadline)
             await new Promise((resolve) => setTimeout(resolve, 20));
           await pipeline.close();
+          await replication.close();
           // Sockets that went idle after close() began would hold the server open until their keep-alive
           // timeout; every request on them has been answered, so drop them.
           app.server.closeAllConnections();

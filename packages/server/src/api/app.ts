@@ -11,6 +11,7 @@ import type { Validator } from '../ingest/validate.js';
 import type { ColumnGraph } from '../graph/column-graph.js';
 import type { LineageGraph } from '../graph/lineage-graph.js';
 import { isStoreUnavailable, type StoreHealth } from '../store/availability.js';
+import type { Replication } from '../replica/replication.js';
 import type { Db } from '../store/db.js';
 import type { ReadModel } from '../store/read-model.js';
 import { registerAnalysisRoutes } from './analysis-routes.js';
@@ -36,6 +37,8 @@ export interface AppDeps {
   readonly frontDoor: IngestFrontDoor;
   /** Whether the store can be reached and written now. */
   readonly health: StoreHealth;
+  /** This server's part among the replicas of its database, and the read side it keeps in step. */
+  readonly replication: Replication;
   /** The package version. */
   readonly version: string;
 }

@@ -6,8 +6,8 @@ const READY_PROBE_TIMEOUT_MS = 2_000;
 
 /**
  * Liveness and readiness. `/healthz` says the process is up and serving HTTP (restart it if this fails);
- * `/readyz` says it can do its job: the store answers within 2 s and this process may write to it, migrations
- * are applied, and which role it has. `/healthcheck` (Marquez's path) answers as `/readyz` does, so a load
+ * `/readyz` says it can do its job: the store answers within 2 s, the writer may write to it (a follower
+ * forwards writes), migrations are applied, and which role it has with how far it has followed the commits. `/healthcheck` (Marquez's path) answers as `/readyz` does, so a load
  * balancer that polls it stops sending traffic to a server whose store is gone.
  */
 export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -34,12 +34,23 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void 
       clearTimeout(timer);
     }
     const status = deps.health.status;
-    const ok = reachable && status.available;
+    const replication = deps.replication.status;
+    const writer = replication.role === 'writer';
+    // A follower serves reads without the writer; one that missed commits must be restarted to reload.
+    const ok = reachable && (!writer || status.available) && replication.missed === undefined;
     return {
       status: ok ? 200 : 503,
       body: {
         status: ok ? 'ready' : 'unavailable',
-        role: 'writer',
+        role: replication.role,
+        replication: {
+          ...(replication.epoch !== undefined ? { epoch: replication.epoch } : {}),
+          ...(replication.writerUrl !== undefined ? { writerUrl: replication.writerUrl } : {}),
+          appliedCommit: replication.applied,
+          latestCommit: replication.feedEnd,
+          lagSeconds: replication.lagSeconds,
+          ...(replication.missed !== undefined ? { reason: replication.missed } : {}),
+        },
         store: {
           kind: deps.db.kind,
           reachable,

@@ -42,8 +42,8 @@ async function resolveNode(db: Db, state: ReadModel, nodeId: string): Promise<Gr
 export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void {
   const { state, graph, db } = deps;
   const cache = new NodeDataCache();
-  deps.pipeline.onCommit((changes) => cache.invalidate(changes));
-  deps.pipeline.onExclusive(() => cache.clear());
+  deps.replication.readSide.onBatch((delta) => cache.invalidate(delta));
+  deps.replication.readSide.onExclusive(() => cache.clear());
 
   app.get<{ Querystring: LineageQuery }>(
     '/api/v1/lineage',

@@ -1,4 +1,4 @@
-import type { Changeset } from '../ingest/derive.js';
+import type { ReadDelta } from '../store/read-delta.js';
 import { LruMap } from '../store/model-state.js';
 import type { DatasetNodeData, JobNodeData } from './shapes.js';
 
@@ -21,11 +21,10 @@ export class NodeDataCache {
   }
 
   /** Drops what a committed changeset may have changed. */
-  invalidate(changes: Changeset): void {
+  invalidate(delta: ReadDelta): void {
     this.#epoch++;
-    for (const dataset of changes.datasets.values()) this.#datasets.delete(dataset.id);
-    for (const job of changes.jobs.values()) this.#jobs.delete(job.id);
-    for (const run of changes.runs.values()) this.#jobs.delete(run.jobId);
+    for (const id of delta.touchedDatasets) this.#datasets.delete(id);
+    for (const id of delta.touchedJobs) this.#jobs.delete(id);
   }
 
   /** Drops everything. */

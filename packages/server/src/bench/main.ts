@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { runAnalysisQueries } from './analysis-bench.js';
 import { runBatchIngest } from './batch-ingest.js';
 import { formatGrowthTable, parseGrowthOptions, runGrowth } from './growth-bench.js';
+import { formatReplicaTable, parseReplicaOptions, runReplicas } from './replica-bench.js';
 import {
   runAsyncThroughput,
   runBackendDown,
@@ -58,6 +59,11 @@ async function main(argv: string[]): Promise<number> {
     const growth = parseGrowthOptions(argv.slice(1), process.env);
     const results = await runGrowth(growth);
     process.stdout.write(`${formatGrowthTable(results)}\n\n${JSON.stringify({ growth: results })}\n`);
+    return 0;
+  }
+  if (argv[0] === 'replicas') {
+    const points = await runReplicas(parseReplicaOptions(argv.slice(1), process.env));
+    process.stdout.write(`${formatReplicaTable(points)}\n\n${JSON.stringify({ replicas: points })}\n`);
     return 0;
   }
   if (argv[0] === 'profile') {

@@ -13,6 +13,7 @@ const usage = `headwater: an OpenLineage lineage server
 
 Usage:
   headwater serve [--port 5000] [--host 127.0.0.1] [--data-dir ./.headwater] [--database-url URL] [--strict]
+                  [--advertise-url URL]   (replicas on one PostgreSQL: where the others reach this one)
   headwater demo [--url http://127.0.0.1:5000] [--end-date 2025-03-14]
   headwater ingest FILE... [--url http://127.0.0.1:5000] [--batch-size 500]
   headwater lineage NODE [--direction upstream|downstream|both] [--depth 20] [--json] [--url URL]

@@ -16,13 +16,16 @@ export async function serveCommand(args: string[]): Promise<number> {
       'max-body-bytes': { type: 'string' },
       'max-batch-events': { type: 'string' },
       'log-level': { type: 'string' },
+      'advertise-url': { type: 'string' },
     },
     strict: true,
   });
   const config = resolveConfig(values);
   const server = await createServer(config);
   const url = await server.listen();
-  const store = config.databaseUrl ? 'PostgreSQL' : `embedded store in ${config.dataDir}`;
+  const store = config.databaseUrl
+    ? `PostgreSQL, ${server.replication.role === 'writer' ? 'the writer' : 'following the writer'}`
+    : `embedded store in ${config.dataDir}`;
   process.stdout.write(`headwater listening on ${url} (${store}${config.strict ? ', strict' : ''})\n`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

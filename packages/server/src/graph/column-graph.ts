@@ -1,4 +1,4 @@
-import type { Changeset } from '../ingest/derive.js';
+import type { ReadDelta } from '../store/read-delta.js';
 import type { Queryable } from '../store/db.js';
 import type { Ms } from '../store/model-state.js';
 
@@ -97,20 +97,8 @@ export class ColumnGraph {
   }
 
   /** Takes in a committed changeset. */
-  apply(changes: Changeset): void {
-    for (const edge of changes.columnEdges.values()) {
-      this.#add(
-        edge.outputDatasetId,
-        edge.outputField,
-        edge.inputDatasetId,
-        edge.inputField,
-        edge.type,
-        edge.subtype,
-        edge.description,
-        edge.masking,
-        edge.seen,
-      );
-    }
+  apply(delta: ReadDelta): void {
+    for (const edge of delta.columnEdges) this.#add(...edge);
   }
 
   #columnId(datasetId: number, field: string): number | undefined {

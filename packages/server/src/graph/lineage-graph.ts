@@ -1,4 +1,4 @@
-import type { Changeset } from '../ingest/derive.js';
+import type { ReadDelta } from '../store/read-delta.js';
 import type { Queryable } from '../store/db.js';
 import type { Ms } from '../store/model-state.js';
 
@@ -127,31 +127,20 @@ export class LineageGraph {
    * Takes in a committed changeset. Returns the jobs whose cutoff may have moved back (a completed run learnt of
    * an earlier event), which {@link refresh} must read again from the store; usually none.
    */
-  apply(changes: Changeset): number[] {
+  apply(delta: ReadDelta): number[] {
     const stale = new Set<number>();
     // Completions first: the edges of this very batch are then judged against the cutoff they make.
-    for (const sighting of changes.jobSightings.values()) {
-      if (sighting.kind !== 0) continue;
-      if (sighting.runUuid === null) {
-        this.#complete(sighting.jobId, `job@${sighting.eventHash}`, sighting.eventTime);
-      } else if (sighting.eventType === 'COMPLETE') {
-        const run = changes.runs.get(sighting.runUuid);
-        this.#complete(sighting.jobId, sighting.runUuid, run?.aggregate.firstEventAt ?? sighting.eventTime);
-      }
-    }
+    for (const [jobId, key, first] of delta.completions) this.#complete(jobId, key, first);
     // The run that sets a cutoff may have learnt of an earlier event: its start moved back, and another
     // completion (which only the store knows) may set the cutoff now.
-    for (const run of changes.runs.values()) {
-      const cutoff = this.#cutoff.get(run.jobId);
-      if (cutoff?.key === run.uuid && run.aggregate.firstEventAt < cutoff.at) stale.add(run.jobId);
+    for (const [jobId, uuid, first] of delta.runs) {
+      const cutoff = this.#cutoff.get(jobId);
+      if (cutoff?.key === uuid && first < cutoff.at) stale.add(jobId);
     }
-    for (const sighting of changes.datasetSightings.values()) {
-      if (sighting.jobId !== null && (sighting.kind === 0 || sighting.kind === 1)) {
-        this.#addSighting(sighting.jobId, sighting.kind, sighting.datasetId, sighting.eventTime);
-      }
-    }
-    for (const job of changes.jobs.values()) this.setHidden('job', job.id, job.isHidden);
-    for (const dataset of changes.datasets.values()) this.setHidden('dataset', dataset.id, dataset.isHidden);
+    for (const [jobId, direction, datasetId, at] of delta.edges)
+      this.#addSighting(jobId, direction, datasetId, at);
+    for (const [id, , , isHidden] of delta.jobs) this.setHidden('job', id, isHidden);
+    for (const [id, , , isHidden] of delta.datasets) this.setHidden('dataset', id, isHidden);
     return [...stale];
   }
 

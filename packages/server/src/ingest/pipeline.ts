@@ -2,19 +2,27 @@ import { HeadwaterError } from '../errors.js';
 import type { Db } from '../store/db.js';
 import { isStoreUnavailable, type StoreHealth } from '../store/availability.js';
 import { ModelState } from '../store/model-state.js';
-import { readRuns, writeBatch } from '../store/writer.js';
+import { readDelta, type ReadDelta } from '../store/read-delta.js';
+import { readRuns, recordExclusiveWrite, writeBatch } from '../store/writer.js';
 import { applyChangeset, deriveChanges, type Changeset } from './derive.js';
 import type { NormalizedEvent } from './normalize.js';
 
 /** What became of one submitted event. */
 export type EventOutcome = 'stored' | 'duplicate';
 
+/** A committed batch: its changes, what readers learn from them, and its number in the commit feed. */
+export interface Commit {
+  readonly changes: Changeset;
+  readonly delta: ReadDelta;
+  readonly seq: number;
+}
+
 /**
  * Called after each committed batch, e.g. to update the lineage graph index. Listeners see batches one at a
  * time, in commit order; a batch is acknowledged once its listeners have settled, so a reader that asks after
  * the acknowledgement sees it.
  */
-export type CommitListener = (changes: Changeset) => void | Promise<void>;
+export type CommitListener = (commit: Commit) => void | Promise<void>;
 
 interface Pending {
   readonly events: readonly NormalizedEvent[];
@@ -29,6 +37,7 @@ interface PreparedBatch {
   readonly unique: readonly NormalizedEvent[];
   readonly firstId: number;
   readonly changes: Changeset;
+  readonly delta: ReadDelta;
 }
 
 /** A failed write and the requests it carried. */
@@ -64,6 +73,8 @@ export interface IngestPipelineOptions {
    * STORE_UNAVAILABLE (retriable) instead of waiting on a store that is not there.
    */
   readonly health?: StoreHealth;
+  /** Told when a commit listener fails (the batch is committed either way). */
+  readonly onListenerError?: (error: unknown) => void;
 }
 
 /**
@@ -108,6 +119,17 @@ export class IngestPipeline {
     this.#maxQueuedEvents = options.maxQueuedEvents ?? 100_000;
     this.#now = options.now ?? Date.now;
     this.#health = options.health;
+    this.#onListenerError = options.onListenerError ?? (() => undefined);
+  }
+
+  readonly #onListenerError: (error: unknown) => void;
+
+  /**
+   * Makes the next batch rebuild the mirror from the store first: this process has just become the writer
+   * (again), and another may have written since the mirror was built.
+   */
+  forgetMirror(): void {
+    this.#mirrorStale = true;
   }
 
   /** The writer's mirror of the model: ahead of the store while batches are in flight; not for readers. */
@@ -169,20 +191,41 @@ export class IngestPipeline {
   exclusive<T>(fn: (db: Db, state: ModelState) => Promise<T>): Promise<T> {
     return this.#locked(async () => {
       await Promise.all(this.#writes);
+      const epoch = this.#writerEpoch();
+      let seq: number | undefined;
       try {
-        return await fn(this.#db, this.#state);
+        const result = await fn(this.#db, this.#state);
+        // Replicas learn of it from the commit feed (and refresh what they hold of it).
+        seq = await recordExclusiveWrite(this.#db, epoch);
+        return result;
       } finally {
-        for (const listener of this.#exclusiveListeners) listener();
+        for (const listener of this.#exclusiveListeners) listener(seq);
       }
     });
   }
 
-  /** Registers a listener called after each {@link exclusive} write (e.g. to drop caches it may stale). */
-  onExclusive(listener: () => void): void {
+  /**
+   * Registers a listener called after each {@link exclusive} write (e.g. to drop caches it may stale), with the
+   * write's number in the commit feed (undefined if it failed).
+   */
+  onExclusive(listener: (seq: number | undefined) => void): void {
     this.#exclusiveListeners.push(listener);
   }
 
-  readonly #exclusiveListeners: (() => void)[] = [];
+  readonly #exclusiveListeners: ((seq: number | undefined) => void)[] = [];
+
+  /** The epoch this process writes with, or STORE_UNAVAILABLE if it is not the writer now (see Db.lead). */
+  #writerEpoch(): number {
+    const epoch = this.#db.epoch;
+    if (epoch === undefined) {
+      throw new HeadwaterError(
+        'STORE_UNAVAILABLE',
+        'This server is not the writer now (another server holds the writer lock, or it is being taken again); retry shortly.',
+        { retryAfterSeconds: 1 },
+      );
+    }
+    return epoch;
+  }
 
   #locked<T>(fn: () => Promise<T>): Promise<T> {
     const result = this.#lock.then(fn);
@@ -249,14 +292,23 @@ export class IngestPipeline {
         continue;
       }
       const write = this.#chain.then(async () => {
+        const epoch = this.#writerEpoch();
         await this.#db.checkWritable();
-        return writeBatch(this.#db, batch.unique, batch.firstId, this.#now(), batch.changes);
+        return writeBatch(
+          this.#db,
+          batch.unique,
+          batch.firstId,
+          this.#now(),
+          batch.changes,
+          batch.delta,
+          epoch,
+        );
       });
       this.#chain = write;
       const handled: Promise<void> = write
         .then(
-          async (inserted) => {
-            await this.#notify(batch.changes);
+          async ({ inserted, seq }) => {
+            await this.#notify({ changes: batch.changes, delta: batch.delta, seq });
             // The first copy of an event the store did not have is 'stored'; everything else is a duplicate.
             for (const pending of group) {
               pending.resolve(
@@ -316,13 +368,14 @@ export class IngestPipeline {
   }
 
   /** Tells the listeners of a committed batch, after those of the batches before it. */
-  #notify(changes: Changeset): Promise<void> {
+  #notify(commit: Commit): Promise<void> {
     const done = this.#notified.then(async () => {
-      for (const listener of this.#listeners) await listener(changes);
+      for (const listener of this.#listeners) await listener(commit);
     });
     // A listener's failure is its own (the batch is committed either way): the next batch is still told.
-    this.#notified = done.catch(() => undefined);
-    return done.catch(() => undefined);
+    const settled = done.catch((error: unknown) => this.#onListenerError(error));
+    this.#notified = settled;
+    return settled;
   }
 
   /** Whether `error` means the store is away (and marks it so), as opposed to a fault of the request. */
@@ -371,8 +424,9 @@ export class IngestPipeline {
     state.addRuns(await readRuns(this.#db, state.missingRuns(runUuids)));
     const firstId = state.next.event;
     const changes = deriveChanges(state, unique, firstId);
+    const delta = readDelta(changes, state);
     applyChangeset(state, changes);
     state.next.event += unique.length;
-    return { unique, firstId, changes };
+    return { unique, firstId, changes, delta };
   }
 }

@@ -15,6 +15,7 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '58030', // io_error
   '25006', // read_only_sql_transaction: a standby after a failover
   '40P01', // deadlock_detected: retrying succeeds
+  'HW409', // fenced (migration 010): another server took over writing; the write goes to it on retry
 ]);
 
 /** Node and driver errors of a connection that failed or went away. */

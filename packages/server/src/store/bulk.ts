@@ -15,6 +15,8 @@ export interface BulkWrite {
   readonly conflict?: string;
   /** A RETURNING list, e.g. `hash::text AS hash`. */
   readonly returning?: string;
+  /** Columns computed in SQL from the row's parameters (`u.<column>`), e.g. `{ seq: 'next_seq(u.epoch)' }`. */
+  readonly computed?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -32,10 +34,15 @@ export interface DerivedWrite {
  * native code.
  */
 function insertSql(write: BulkWrite, param: number): string {
-  const names = write.columns.map((column) => column.name).join(', ');
+  const computed = Object.entries(write.computed ?? {});
+  const names = [...write.columns.map((column) => column.name), ...computed.map(([name]) => name)].join(', ');
+  const values = [
+    ...write.columns.map((column) => `u.${column.name}`),
+    ...computed.map(([, expression]) => expression),
+  ].join(', ');
   const definitions = write.columns.map((column) => `${column.name} ${column.type}`).join(', ');
   return (
-    `INSERT INTO ${write.table} AS t (${names}) SELECT ${names} ` +
+    `INSERT INTO ${write.table} AS t (${names}) SELECT ${values} ` +
     `FROM json_to_recordset($${param}::json) AS u(${definitions})` +
     (write.conflict ? ` ON CONFLICT ${write.conflict}` : '') +
     (write.returning ? ` RETURNING ${write.returning}` : '')
@@ -56,14 +63,14 @@ function rowsParam(write: BulkWrite): string {
 /**
  * Performs many writes with ONE statement, each a data-modifying CTE: a batch of events costs one round trip
  * and one parse whatever its size and the number of tables it touches. Foreign keys between the tables hold:
- * PostgreSQL checks them at the end of the statement, when every CTE has run. Returns what the first write's
- * RETURNING clause gives, if it has one.
+ * PostgreSQL checks them at the end of the statement, when every CTE has run. Returns, for each write in the
+ * order given, the rows its RETURNING clause gives (an empty list for a write without one or without rows).
  */
 export async function bulkWrite(
   tx: Queryable,
   writes: readonly (BulkWrite | DerivedWrite)[],
   name?: string,
-): Promise<Record<string, unknown>[]> {
+): Promise<Record<string, unknown>[][]> {
   // A named statement keeps every write, empty ones too, so that its text never changes and PostgreSQL plans
   // it once per connection instead of once per batch (planning a dozen CTEs costs about as much as a small
   // batch's writes).
@@ -74,23 +81,30 @@ export async function bulkWrite(
     name === undefined
       ? [first, ...rest].filter((write) => 'derived' in write || write.rows.length > 0)
       : writes;
-  if (present.length === 0 || present[0] !== first) return [];
+  const returned = writes.map((): Record<string, unknown>[] => []);
+  if (present.length === 0 || present[0] !== first) return returned;
   const params: string[] = [];
   const ctes = present.map((write, index) => {
     if ('derived' in write) return `w${index} AS (${write.derived})`;
     params.push(rowsParam(write));
     return `w${index} AS (${insertSql(write, params.length)})`;
   });
-  // The rows RETURNING gives for the first write, as one JSON array.
-  const select = first.returning
-    ? `SELECT coalesce((SELECT json_agg(w0) FROM w0), '[]') AS returned`
-    : 'SELECT 1';
-  const [row] = await tx.query<{ returned?: Record<string, unknown>[] }>(
-    `WITH ${ctes.join(',\n')} ${select}`,
+  // The rows RETURNING gives for each write that has the clause, as one JSON array each.
+  const returning = present.flatMap((write, index) =>
+    'returning' in write && write.returning
+      ? [`coalesce((SELECT json_agg(w${index}) FROM w${index}), '[]') AS r${index}`]
+      : [],
+  );
+  const [row] = await tx.query<Record<string, Record<string, unknown>[]>>(
+    `WITH ${ctes.join(',\n')} SELECT ${returning.length > 0 ? returning.join(', ') : '1'}`,
     params,
     name,
   );
-  return row?.returned ?? [];
+  present.forEach((write, index) => {
+    const rows = row?.[`r${index}`];
+    if (rows) returned[writes.indexOf(write)] = rows;
+  });
+  return returned;
 }
 
 /**

@@ -27,16 +27,31 @@ export interface Db extends Queryable {
   /** Runs `fn` in one transaction; commits if it resolves, rolls back if it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
-   * Resolves when the store answers and this process may write to it (for PostgreSQL: the writer lock is held,
-   * re-taken if its connection was lost); rejects otherwise.
+   * Resolves when the store answers (and, while this process is the writer, its writer lock's connection does);
+   * rejects otherwise.
    */
   probe(): Promise<void>;
+  /**
+   * Tries to become, or stay, the one server that writes (see migration 010): resolves with the epoch this
+   * process writes with, or undefined while another server holds the writer lock. Taking the lock raises the
+   * lease's epoch and records `url` as where the writer takes requests. The embedded store has one server:
+   * it always leads.
+   */
+  lead(url: string | undefined): Promise<number | undefined>;
+  /** The epoch of the writer lease while this process holds the writer lock; undefined otherwise. */
+  readonly epoch: number | undefined;
+  /**
+   * Calls `listener` on each notification on `channel` (PostgreSQL's LISTEN), and once more each time the
+   * listening connection is re-established after a loss (notifications sent meanwhile are gone), until the
+   * returned function is called. The embedded store has no other process to hear from and never calls.
+   */
+  listen(channel: string, listener: () => void): () => Promise<void>;
   /**
    * Resolves if a write may be tried now; rejects with a STORE_UNAVAILABLE-class error if it would fail (the
    * embedded store's disk is nearly full: PGlite must never meet a full disk, which can wedge it).
    */
   checkWritable(): Promise<void>;
-  /** Registers a listener told when the store is lost without a statement failing (the writer lock's connection). */
+  /** Registers a listener told when the writer lock's connection is lost (the lock with it). */
   onLost(listener: (error: unknown) => void): void;
   /** Releases the connection(s) and locks. */
   close(): Promise<void>;
@@ -55,7 +70,7 @@ export async function openEmbeddedDb(dataDir: string): Promise<Db> {
   const pgDir = path.join(dataDir, 'pg');
   await mkdir(pgDir, { recursive: true });
   const releaseLock = await lockDataDir(dataDir);
-  let db: Db;
+  let db: Omit<Db, 'lead' | 'epoch' | 'listen'>;
   try {
     db = await startEmbeddedWorker(pgDir);
   } catch (error) {
@@ -64,13 +79,36 @@ export async function openEmbeddedDb(dataDir: string): Promise<Db> {
       cause: error,
     });
   }
+  let epoch: number | undefined;
   return {
     ...db,
+    listen: () => () => Promise.resolve(),
+    get epoch() {
+      return epoch;
+    },
+    async lead(url) {
+      epoch ??= await takeLease(db, url);
+      return epoch;
+    },
     close: async () => {
       await db.close();
       await releaseLock();
     },
   };
+}
+
+/** Raises the writer lease's epoch for a new writer and records where it takes requests. */
+async function takeLease(q: Queryable, url: string | undefined): Promise<number> {
+  const [row] = await q.query<{ epoch: number }>(
+    'UPDATE writer_lease SET epoch = epoch + 1, leader_url = $1, since = now() WHERE id = 1 RETURNING epoch',
+    [url ?? null],
+  );
+  return row!.epoch;
+}
+
+/** Records where the writer with `epoch` takes requests (known once it listens). */
+export async function advertiseLeader(q: Queryable, epoch: number, url: string): Promise<void> {
+  await q.query('UPDATE writer_lease SET leader_url = $2 WHERE id = 1 AND epoch = $1', [epoch, url]);
 }
 
 async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
@@ -107,13 +145,14 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * Connects to the PostgreSQL server at `url` with a small pool, and takes a session advisory lock on a
- * dedicated connection so that only one Headwater server writes to a database (the writer assigns ids itself).
+ * Connects to the PostgreSQL server at `url` with a small pool. Any number of servers may share a database; the
+ * one that writes (the writer assigns ids itself) holds a session advisory lock on a dedicated connection,
+ * taken by {@link Db.lead}.
  *
  * Connections that go away (a restart, a failover, a terminated backend) never take the process down: the pool
- * replaces its clients on the next checkout, and the lock's connection is re-opened and the lock re-taken by
- * {@link Db.probe}. Between losing the lock and taking it again the store reports itself lost (see
- * {@link Db.onLost}), and the writer writes nothing.
+ * replaces its clients on the next checkout. When the lock's connection goes, the lock goes with it: listeners
+ * of {@link Db.onLost} are told, {@link Db.epoch} is undefined until {@link Db.lead} takes it again, and writes
+ * made with the old epoch are refused by the store once another server has taken over (fencing).
  */
 export async function openPostgresDb(url: string, poolSize = 8): Promise<Db> {
   const typeParser = new pg.TypeOverrides();
@@ -131,15 +170,21 @@ export async function openPostgresDb(url: string, poolSize = 8): Promise<Db> {
   });
   const lostListeners: ((error: unknown) => void)[] = [];
   let lockClient: pg.Client | undefined;
+  let epoch: number | undefined;
   let closed = false;
 
-  /** Opens the lock's own connection and takes the writer lock, or throws STORE_UNAVAILABLE. */
-  const takeLock = async (): Promise<void> => {
+  /**
+   * Opens the lock's own connection and tries the writer lock: true if taken, false if another server holds
+   * it; throws STORE_UNAVAILABLE if the store cannot be reached.
+   */
+  const takeLock = async (): Promise<boolean> => {
     const client = new pg.Client(connection);
     client.on('error', (error) => {
       // The connection holding the lock is gone, and the lock with it.
       if (lockClient !== client) return;
       lockClient = undefined;
+      epoch = undefined;
+      void client.end().catch(() => undefined);
       if (!closed) for (const listener of lostListeners) listener(error);
     });
     try {
@@ -160,22 +205,23 @@ export async function openPostgresDb(url: string, poolSize = 8): Promise<Db> {
       });
     if (locked.rows[0]?.locked !== true) {
       await client.end().catch(() => undefined);
-      throw new HeadwaterError(
-        'STORE_UNAVAILABLE',
-        `Another Headwater server is writing to ${redactUrl(url)}. Stop it, or point this one at another database.`,
-      );
+      return false;
     }
     lockClient = client;
+    return true;
   };
-
   try {
-    await takeLock();
+    await pool.query('SELECT 1');
   } catch (error) {
     await pool.end();
-    throw error;
+    throw new HeadwaterError(
+      'STORE_UNAVAILABLE',
+      `Could not connect to PostgreSQL at ${redactUrl(url)}: ${(error as Error).message}. Check --database-url.`,
+      { cause: error },
+    );
   }
   const run = async <Row>(
-    q: pg.Pool | pg.PoolClient,
+    q: pg.Pool | pg.PoolClient | pg.Client,
     sql: string,
     params?: readonly unknown[],
     name?: string,
@@ -204,10 +250,67 @@ export async function openPostgresDb(url: string, poolSize = 8): Promise<Db> {
     },
     // PostgreSQL answers a full disk with an error (53100) and carries on; nothing to check ahead.
     checkWritable: () => Promise.resolve(),
+    get epoch() {
+      return epoch;
+    },
+    async lead(leaderUrl) {
+      if (lockClient !== undefined && epoch !== undefined) return epoch;
+      if (lockClient === undefined && !(await takeLock())) return undefined;
+      const client = lockClient!;
+      try {
+        epoch = await takeLease({ query: (sql, params) => run(client, sql, params) }, leaderUrl);
+      } catch (error) {
+        // Without a new epoch the lock is no use: let it go, another server may take it.
+        if (lockClient === client) lockClient = undefined;
+        await client.end().catch(() => undefined);
+        throw error;
+      }
+      return epoch;
+    },
     async probe() {
-      if (lockClient === undefined) await takeLock();
-      await lockClient!.query('SELECT 1');
       await pool.query('SELECT 1');
+      if (lockClient !== undefined) await lockClient.query('SELECT 1');
+    },
+    listen(channel, listener) {
+      let client: pg.Client | undefined;
+      let stopped = false;
+      let delay = 200;
+      const connect = async (): Promise<void> => {
+        while (!stopped && !closed) {
+          const next = new pg.Client(connection);
+          next.on('error', () => {
+            if (client !== next) return;
+            client = undefined;
+            void next.end().catch(() => undefined);
+            void connect();
+          });
+          next.on('notification', (message) => {
+            if (message.channel === channel) listener();
+          });
+          try {
+            await next.connect();
+            await next.query(`LISTEN ${pg.Client.prototype.escapeIdentifier(channel)}`);
+            if (stopped || closed) {
+              await next.end().catch(() => undefined);
+              return;
+            }
+            client = next;
+            delay = 200;
+            // What was sent while nobody listened is lost: the listener looks for itself.
+            listener();
+            return;
+          } catch {
+            await next.end().catch(() => undefined);
+            await new Promise((resolve) => setTimeout(resolve, delay));
+            delay = Math.min(delay * 2, 5_000);
+          }
+        }
+      };
+      void connect();
+      return async () => {
+        stopped = true;
+        await client?.end().catch(() => undefined);
+      };
     },
     onLost(listener) {
       lostListeners.push(listener);

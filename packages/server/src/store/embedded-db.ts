@@ -152,7 +152,7 @@ async function startThread(pgDir: string, onLost: (error: Error) => void): Promi
  * Starts PGlite on its own thread in `pgDir` and resolves once it is open. A thread that dies or wedges is
  * replaced by the next {@link Db.probe}, which also refuses while the disk has less than 32 MiB free.
  */
-export async function startEmbeddedWorker(pgDir: string): Promise<Db> {
+export async function startEmbeddedWorker(pgDir: string): Promise<Omit<Db, 'lead' | 'epoch' | 'listen'>> {
   const lostListeners: ((error: unknown) => void)[] = [];
   let closing = false;
   const onLost = (error: Error) => {

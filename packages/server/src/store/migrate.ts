@@ -6,11 +6,17 @@ const migrationsDir = new URL('../../migrations/', import.meta.url);
 /**
  * Applies the SQL files of packages/server/migrations (NNN_name.sql, in order) that the database has not seen,
  * each in its own transaction, and records them in schema_migrations. Returns the names applied.
+ *
+ * Replicas starting together migrate one at a time: each transaction first takes a transaction-level advisory
+ * lock, then looks again at what is applied, so a migration runs once whoever gets there first.
  */
 export async function migrate(db: Db): Promise<string[]> {
-  await db.query(
-    `CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
-  );
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+  });
   const done = new Set(
     (await db.query<{ name: string }>('SELECT name FROM schema_migrations')).map((row) => row.name),
   );
@@ -19,14 +25,21 @@ export async function migrate(db: Db): Promise<string[]> {
   for (const file of files) {
     if (done.has(file)) continue;
     const sql = await readFile(new URL(file, migrationsDir), 'utf8');
-    await db.transaction(async (tx) => {
+    const ran = await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      const seen = await tx.query('SELECT 1 FROM schema_migrations WHERE name = $1', [file]);
+      if (seen.length > 0) return false;
       for (const statement of splitStatements(sql)) await tx.query(statement);
       await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+      return true;
     });
-    applied.push(file);
+    if (ran) applied.push(file);
   }
   return applied;
 }
+
+/** Key of the advisory lock migrations run under ('HWMG'). */
+const MIGRATION_LOCK_KEY = 0x4857_4d47;
 
 /** Splits a migration into statements on `;` at line ends (migrations contain no function bodies). */
 function splitStatements(sql: string): string[] {

@@ -1,4 +1,5 @@
-import type { Changeset } from '../ingest/derive.js';
+import type { Queryable } from './db.js';
+import type { ReadDelta } from './read-delta.js';
 import { entityKey } from './model-state.js';
 
 /** A namespace as readers see it. */
@@ -90,16 +91,58 @@ export class ReadModel implements Catalog<NamespaceRef, EntityRef, JobRef> {
    * mirror right after it was loaded, before any batch. Saves reading the same rows twice at start.
    */
   copy(catalog: Catalog<NamespaceRef, EntityRef, JobRef>): void {
+    // Synchronous: readers never see the model half-replaced.
+    for (const map of [
+      this.#namespaces,
+      this.#namespacesById,
+      this.#datasets,
+      this.#datasetsById,
+      this.#jobs,
+      this.#jobsById,
+    ])
+      map.clear();
     for (const row of catalog.namespaces.values()) this.setNamespace(row);
     for (const row of catalog.datasets.values()) this.#setDataset(row);
     for (const row of catalog.jobs.values()) this.#setJob(row);
   }
 
-  /** Takes in a committed changeset. */
-  apply(changes: Changeset): void {
-    for (const row of changes.namespaces.values()) this.setNamespace(row);
-    for (const row of changes.datasets.values()) this.#setDataset(row);
-    for (const row of changes.jobs.values()) this.#setJob(row);
+  /** Takes in what a committed batch changed. */
+  apply(delta: ReadDelta): void {
+    for (const [id, name, isHidden] of delta.namespaces) this.setNamespace({ id, name, isHidden });
+    for (const [id, namespaceId, name, isHidden] of delta.datasets)
+      this.#setDataset({ id, namespaceId, name, isHidden });
+    for (const [id, namespaceId, name, isHidden, type] of delta.jobs)
+      this.#setJob({ id, namespaceId, name, isHidden, type });
+  }
+
+  /**
+   * Reads every namespace, dataset and job from the store into a new model (a follower's answer to a write that
+   * did not come from events, whose effect it cannot derive): the caller swaps it in with {@link copy}.
+   */
+  static async load(db: Queryable): Promise<ReadModel> {
+    const model = new ReadModel();
+    for (const row of await db.query<{ id: number; name: string; is_hidden: boolean }>(
+      'SELECT id, name, is_hidden FROM namespaces',
+    ))
+      model.setNamespace({ id: row.id, name: row.name, isHidden: row.is_hidden });
+    type Row = { id: number; namespace_id: number; name: string; is_hidden: boolean; type: string };
+    for (const row of await db.query<Row>('SELECT id, namespace_id, name, is_hidden FROM datasets'))
+      model.#setDataset({
+        id: row.id,
+        namespaceId: row.namespace_id,
+        name: row.name,
+        isHidden: row.is_hidden,
+      });
+    for (const row of await db.query<Row>('SELECT id, namespace_id, name, is_hidden, type FROM jobs')) {
+      model.#setJob({
+        id: row.id,
+        namespaceId: row.namespace_id,
+        name: row.name,
+        isHidden: row.is_hidden,
+        type: row.type,
+      });
+    }
+    return model;
   }
 
   /** Records a committed namespace (made or changed through the API). */

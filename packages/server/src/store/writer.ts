@@ -1,6 +1,7 @@
 import { bulkWrite, ts, updateAll, type BulkColumn, type BulkWrite, type DerivedWrite } from './bulk.js';
 import { RUNS_SQL } from './model-state.js';
 import type { Db, Queryable } from './db.js';
+import type { FeedEntry, ReadDelta } from './read-delta.js';
 import type { Changeset, FacetUpsert } from '../ingest/derive.js';
 import type { NormalizedEvent } from '../ingest/normalize.js';
 import { runStateOf, runTransitionedAt } from '../ingest/run-state.js';
@@ -127,7 +128,8 @@ const names = (columns: readonly BulkColumn[]) => columns.slice(1).map((column) 
 /**
  * Writes raw events and the changeset derived from them (see ingest/derive.ts) as ONE statement: it commits or
  * fails as a whole, so the raw events and the lineage model never disagree. Events already stored are skipped;
- * the hashes of those actually inserted are returned. (Deriving an already-stored event again changes nothing:
+ * the hashes of those actually inserted are returned, with the batch's number in the commit feed (which takes
+ * `delta` in the same statement, fenced by the writer's `epoch`). (Deriving an already-stored event again changes nothing:
  * every merge in the model is idempotent, so no read is needed to find duplicates first.)
  */
 export async function writeBatch(
@@ -136,7 +138,9 @@ export async function writeBatch(
   firstEventId: number,
   receivedAt: number,
   changes: Changeset,
-): Promise<Set<string>> {
+  delta: ReadDelta,
+  epoch: number,
+): Promise<{ inserted: Set<string>; seq: number }> {
   const { persist } = changes;
   const writes: (BulkWrite | DerivedWrite)[] = [
     eventsWrite(events, firstEventId, receivedAt),
@@ -455,23 +459,43 @@ export async function writeBatch(
     ]),
     'DO NOTHING',
   );
-  writes.push(currentEdgesWrite(changes));
+  writes.push(currentEdgesWrite(delta));
+  const feed = feedWrite(epoch, { kind: 'batch', delta });
+  writes.push(feed);
   // Only PostgreSQL keeps named statements prepared; elsewhere the empty writes would be parsed for nothing.
-  const inserted = await bulkWrite(db, writes, db.kind === 'postgres' ? 'headwater_write_batch' : undefined);
-  return new Set(inserted.map((row) => row.hash as string));
+  const returned = await bulkWrite(db, writes, db.kind === 'postgres' ? 'headwater_write_batch' : undefined);
+  return {
+    inserted: new Set(returned[0]!.map((row) => row.hash as string)),
+    seq: returned[writes.indexOf(feed)]![0]!.seq as number,
+  };
+}
+
+/**
+ * The commit feed's row for a write (see migration 010): `headwater_commit` fails the whole statement if
+ * another writer has taken over since `epoch` (fencing), numbers the entry after the last one, and notifies
+ * the replicas listening once the statement commits.
+ */
+function feedWrite(epoch: number, entry: FeedEntry): BulkWrite {
+  return {
+    table: 'commit_feed',
+    columns: [col('epoch', 'bigint'), col('entry', 'jsonb')],
+    rows: [[epoch, entry]],
+    computed: { seq: 'headwater_commit(u.epoch)' },
+    returning: 'seq',
+  };
+}
+
+/**
+ * Records a write that did not come from events (a tag, a soft delete) in the commit feed, so that replicas
+ * refresh what they hold of it. Returns the entry's number.
+ */
+export async function recordExclusiveWrite(db: Queryable, epoch: number): Promise<number> {
+  const returned = await bulkWrite(db, [feedWrite(epoch, { kind: 'exclusive' })]);
+  return returned[0]![0]!.seq as number;
 }
 
 /** lineage_edges: the latest eventTime each job-dataset edge of the batch was named at (see migration 008). */
-function currentEdgesWrite(changes: Changeset): BulkWrite {
-  const latest = new Map<string, [number, number, number, number]>();
-  for (const sighting of changes.datasetSightings.values()) {
-    if (sighting.jobId === null || (sighting.kind !== 0 && sighting.kind !== 1)) continue;
-    const key = `${sighting.jobId}:${sighting.kind}:${sighting.datasetId}`;
-    const known = latest.get(key);
-    if (!known || known[3] < sighting.eventTime) {
-      latest.set(key, [sighting.jobId, sighting.kind, sighting.datasetId, sighting.eventTime]);
-    }
-  }
+function currentEdgesWrite(delta: ReadDelta): BulkWrite {
   return {
     table: 'lineage_edges',
     columns: [
@@ -480,12 +504,7 @@ function currentEdgesWrite(changes: Changeset): BulkWrite {
       col('dataset_id', 'int'),
       col('last_seen', 'timestamptz'),
     ],
-    rows: [...latest.values()].map(([jobId, direction, datasetId, at]) => [
-      jobId,
-      direction,
-      datasetId,
-      ts(at),
-    ]),
+    rows: delta.edges.map(([jobId, direction, datasetId, at]) => [jobId, direction, datasetId, ts(at)]),
     conflict:
       '(job_id, direction, dataset_id) DO UPDATE SET last_seen = GREATEST(t.last_seen, EXCLUDED.last_seen)',
   };

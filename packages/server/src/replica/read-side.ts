@@ -1,0 +1,176 @@
+import type { ColumnGraph } from '../graph/column-graph.js';
+import type { LineageGraph } from '../graph/lineage-graph.js';
+import type { Db, Queryable } from '../store/db.js';
+import type { FeedEntry, ReadDelta } from '../store/read-delta.js';
+import { ReadModel } from '../store/read-model.js';
+
+/** Entries read from the commit feed per query while catching up. */
+const FEED_PAGE = 200;
+
+/** What the read side reports about how far it has come (see /readyz). */
+export interface ReadSideStatus {
+  /** The last commit-feed entry applied. */
+  readonly applied: number;
+  /** The last entry the feed was seen to hold. */
+  readonly feedEnd: number;
+  /** When the last entry applied was committed (ms since the epoch), if known. */
+  readonly appliedCommittedAt: number | undefined;
+  /** Set when entries this replica never applied were pruned from the feed: it must be restarted to reload. */
+  readonly missed: string | undefined;
+}
+
+/**
+ * What every replica holds in memory for readers — the read model, the lineage and column graphs — kept in
+ * step with the store through the commit feed (migration 010). The writer applies each of its own commits
+ * directly, before acknowledging it; every replica (the writer too, as a safety net) also reads the entries it
+ * has not applied from the feed, in order. Applying is serialized, and entries at or below the last one
+ * applied are skipped, so whichever path brings an entry first, each is applied once and in order.
+ *
+ * Memory: nothing beyond the structures it feeds.
+ */
+export class ReadSide {
+  readonly #db: Db;
+  readonly model: ReadModel;
+  readonly #graph: LineageGraph;
+  readonly #columnGraph: ColumnGraph;
+  readonly #batchListeners: ((delta: ReadDelta) => void)[] = [];
+  readonly #exclusiveListeners: (() => void)[] = [];
+  readonly #onError: (error: unknown, message: string) => void;
+  #applied: number;
+  #feedEnd: number;
+  #appliedCommittedAt: number | undefined;
+  #missed: string | undefined;
+  #lock: Promise<void> = Promise.resolve();
+  /** Jobs whose cutoff must be read again from the store (rare: a late event moved a completed run's start). */
+  readonly #refresh = new Set<number>();
+
+  constructor(
+    db: Db,
+    parts: { model: ReadModel; graph: LineageGraph; columnGraph: ColumnGraph; applied: number },
+    onError: (error: unknown, message: string) => void,
+  ) {
+    this.#db = db;
+    this.model = parts.model;
+    this.#graph = parts.graph;
+    this.#columnGraph = parts.columnGraph;
+    this.#applied = parts.applied;
+    this.#feedEnd = parts.applied;
+    this.#onError = onError;
+  }
+
+  /** The feed's last entry now: read before the state a replica loads at start, which then applies what follows. */
+  static async feedEnd(db: Queryable): Promise<number> {
+    const [row] = await db.query<{ seq: number | null }>('SELECT max(seq) AS seq FROM commit_feed');
+    return row?.seq ?? 0;
+  }
+
+  get status(): ReadSideStatus {
+    return {
+      applied: this.#applied,
+      feedEnd: this.#feedEnd,
+      appliedCommittedAt: this.#appliedCommittedAt,
+      missed: this.#missed,
+    };
+  }
+
+  /** Registers a listener told of each batch applied (e.g. to drop cached answers it changed). */
+  onBatch(listener: (delta: ReadDelta) => void): void {
+    this.#batchListeners.push(listener);
+  }
+
+  /** Registers a listener told after each write that did not come from events (tags, soft deletes). */
+  onExclusive(listener: () => void): void {
+    this.#exclusiveListeners.push(listener);
+  }
+
+  /**
+   * Applies a batch this process committed as entry `seq`, after the entries before it (read from the feed if
+   * they were missed: a write whose outcome was unknown may have committed).
+   */
+  committed(seq: number, delta: ReadDelta): Promise<void> {
+    return this.#locked(async () => {
+      if (seq <= this.#applied) return;
+      if (seq > this.#applied + 1) await this.#catchUp(seq - 1);
+      await this.#apply(seq, { kind: 'batch', delta }, Date.now());
+    });
+  }
+
+  /**
+   * Records a write that did not come from events, made by this process as entry `seq`: the routes that made
+   * it have already told the read model and the graph.
+   */
+  exclusiveDone(seq: number | undefined): void {
+    for (const listener of this.#exclusiveListeners) listener();
+    if (seq === undefined) return;
+    void this.#locked(() => {
+      if (seq === this.#applied + 1) {
+        this.#applied = seq;
+        this.#appliedCommittedAt = Date.now();
+      }
+      return Promise.resolve();
+    });
+  }
+
+  /** Reads and applies the feed's entries after the last one applied (all of them, page by page). */
+  catchUp(): Promise<void> {
+    return this.#locked(() => this.#catchUp(Number.MAX_SAFE_INTEGER));
+  }
+
+  async #catchUp(until: number): Promise<void> {
+    while (this.#applied < until) {
+      const rows = await this.#db.query<{ seq: number; committed_at: Date; entry: FeedEntry }>(
+        `SELECT seq, committed_at, entry FROM commit_feed WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT ${FEED_PAGE}`,
+        [this.#applied, until],
+      );
+      if (rows.length === 0) return;
+      for (const row of rows) {
+        if (row.seq !== this.#applied + 1 && this.#missed === undefined) {
+          this.#missed = `commit-feed entries ${this.#applied + 1}-${row.seq - 1} were pruned before this replica read them`;
+          this.#onError(undefined, `${this.#missed}; restart it to reload its state from the store`);
+        }
+        await this.#apply(row.seq, row.entry, row.committed_at.getTime());
+      }
+      if (rows.length < FEED_PAGE) return;
+    }
+  }
+
+  /** Notes the feed's last entry as seen by a poll (for the lag in /readyz). */
+  sawFeedEnd(seq: number): void {
+    if (seq > this.#feedEnd) this.#feedEnd = seq;
+  }
+
+  async #apply(seq: number, entry: FeedEntry, committedAt: number): Promise<void> {
+    if (entry.kind === 'batch') {
+      const { delta } = entry;
+      this.model.apply(delta);
+      for (const jobId of this.#graph.apply(delta)) this.#refresh.add(jobId);
+      this.#columnGraph.apply(delta);
+      for (const listener of this.#batchListeners) listener(delta);
+      if (this.#refresh.size > 0) {
+        try {
+          await this.#graph.refresh(this.#db, [...this.#refresh]);
+          this.#refresh.clear();
+        } catch (error) {
+          // Tried again after the next batch.
+          this.#onError(error, 'could not refresh the lineage of jobs whose cutoff moved back');
+        }
+      }
+    } else {
+      // Its effect cannot be derived from the entry: read the names and flags again, and swap them in at once.
+      const fresh = await ReadModel.load(this.#db);
+      this.model.copy(fresh);
+      for (const row of fresh.datasets.values()) this.#graph.setHidden('dataset', row.id, row.isHidden);
+      for (const row of fresh.jobs.values()) this.#graph.setHidden('job', row.id, row.isHidden);
+      for (const listener of this.#exclusiveListeners) listener();
+    }
+    this.#applied = seq;
+    this.#appliedCommittedAt = committedAt;
+    if (seq > this.#feedEnd) this.#feedEnd = seq;
+  }
+
+  #locked(fn: () => Promise<void>): Promise<void> {
+    const result = this.#lock.then(fn);
+    this.#lock = result.catch(() => undefined);
+    return result;
+  }
+}

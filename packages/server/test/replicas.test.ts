@@ -1,0 +1,315 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migrate } from '../src/store/migrate.js';
+import { openPostgresDb } from '../src/store/db.js';
+import { recordExclusiveWrite } from '../src/store/writer.js';
+import { backends, type Backend } from './helpers/backends.js';
+import { spawnServer, type ChildServer } from './helpers/child-server.js';
+
+// Replicas share one PostgreSQL; backends() fails in CI without one and warns locally.
+const postgres: Backend | undefined = backends().find((backend) => backend.name === 'postgres');
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+interface Ready {
+  readonly role: 'writer' | 'follower';
+  readonly replication: { epoch?: number; writerUrl?: string; appliedCommit: number; latestCommit: number };
+}
+
+async function ready(url: string): Promise<Ready> {
+  const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) });
+  return (await response.json()) as Ready;
+}
+
+/** A COMPLETE event whose output dataset is named after its run, so each acknowledged event is findable. */
+function runEvent(runId: string, index: number): Record<string, unknown> {
+  return {
+    eventType: 'COMPLETE',
+    eventTime: new Date(Date.UTC(2025, 0, 1) + index * 1000).toISOString(),
+    producer: 'https://example.com/replicas-test',
+    run: { runId },
+    job: { namespace: 'replicas', name: `job${index % 5}` },
+    inputs: [{ namespace: 'db', name: `source${index % 3}` }],
+    outputs: [{ namespace: 'db', name: `out-${runId}` }],
+  };
+}
+
+/** Posts single events round-robin to `urls` from `clients` concurrent clients until stopped. */
+function load(urls: readonly string[], clients = 6) {
+  const acknowledged = new Set<string>();
+  const statuses = new Map<number, number>();
+  let running = true;
+  let index = 0;
+  const client = async () => {
+    while (running) {
+      const i = index++;
+      const url = urls[i % urls.length]!;
+      const runId = randomUUID();
+      let status: number;
+      try {
+        const response = await fetch(`${url}/api/v1/lineage`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(runEvent(runId, i)),
+          signal: AbortSignal.timeout(30_000),
+        });
+        status = response.status;
+        await response.arrayBuffer();
+      } catch {
+        status = -1; // the replica is gone (SIGKILLed) or did not answer in time: not acknowledged
+      }
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      if (status === 201) acknowledged.add(runId);
+      else await sleep(50);
+    }
+  };
+  const running_ = Array.from({ length: clients }, client);
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(running_);
+      return { acknowledged, statuses };
+    },
+  };
+}
+
+async function storedRunIds(databaseUrl: string): Promise<Set<string>> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ uuid: string }>('SELECT uuid::text AS uuid FROM runs');
+    return new Set(rows.map((row) => row.uuid));
+  } finally {
+    await client.end();
+  }
+}
+
+async function feedEpochs(databaseUrl: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ epoch: string }>('SELECT epoch FROM commit_feed ORDER BY seq');
+    return rows.map((row) => Number(row.epoch));
+  } finally {
+    await client.end();
+  }
+}
+
+/** Whether the replica at `url` serves the lineage of the dataset each run wrote (from its in-memory graph). */
+async function servesAll(url: string, runIds: Iterable<string>): Promise<boolean> {
+  for (const runId of runIds) {
+    const nodeId = encodeURIComponent(`dataset:db:out-${runId}`);
+    const response = await fetch(`${url}/api/v1/lineage?nodeId=${nodeId}&depth=1`);
+    await response.arrayBuffer();
+    if (response.status !== 200) return false;
+  }
+  return true;
+}
+
+describe.skipIf(postgres === undefined)('replicas on one PostgreSQL', () => {
+  let databaseUrl: string;
+  let cleanup: () => Promise<void>;
+  const servers: ChildServer[] = [];
+
+  const start = async () => {
+    const server = await spawnServer(['--database-url', databaseUrl, '--log-level', 'warn']);
+    servers.push(server);
+    return server;
+  };
+
+  beforeEach(async () => {
+    const fresh = await postgres!.fresh();
+    databaseUrl = fresh.config.databaseUrl!;
+    cleanup = fresh.cleanup;
+  });
+  afterEach(async () => {
+    for (const server of servers.splice(0)) {
+      server.process.kill('SIGCONT');
+      server.process.kill('SIGKILL');
+      await server.exited;
+    }
+    await cleanup();
+  });
+
+  it('elects one writer; followers serve reads of its commits and forward writes to it', async () => {
+    const a = await start();
+    const b = await start();
+    expect((await ready(a.url)).role).toBe('writer');
+    const follower = await ready(b.url);
+    expect(follower.role).toBe('follower');
+    expect(follower.replication.writerUrl).toBe(a.url);
+
+    // Written through the follower, committed by the writer, visible on both.
+    const runId = randomUUID();
+    const posted = await fetch(`${b.url}/api/v1/lineage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(runEvent(runId, 1)),
+    });
+    expect(posted.status).toBe(201);
+    expect(await servesAll(a.url, [runId])).toBe(true);
+    await until('the follower to show the commit', async () =>
+      (await servesAll(b.url, [runId])) ? true : undefined,
+    );
+
+    // A write that is not ingest (a tag) reaches the follower's read side too: it reloads the names it holds.
+    const deleted = await fetch(
+      `${b.url}/api/v1/namespaces/db/datasets/${encodeURIComponent(`out-${runId}`)}`,
+      {
+        method: 'DELETE',
+      },
+    );
+    expect(deleted.status).toBe(200);
+    await until('the follower to hide the deleted dataset', async () => {
+      const response = await fetch(
+        `${b.url}/api/v1/namespaces/db/datasets/${encodeURIComponent(`out-${runId}`)}`,
+      );
+      await response.arrayBuffer();
+      return response.status === 404 ? true : undefined;
+    });
+
+    // A bad event is refused by the writer with its 4xx, passed back unchanged.
+    const post = (url: string) =>
+      fetch(`${url}/api/v1/lineage`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ eventType: 'COMPLETE' }),
+      });
+    const [viaFollower, direct] = [await post(b.url), await post(a.url)];
+    expect(viaFollower.status).toBeGreaterThanOrEqual(400);
+    expect(viaFollower.status).toBeLessThan(500);
+    expect(viaFollower.status).toBe(direct.status);
+    expect(await viaFollower.json()).toEqual(await direct.json());
+  }, 120_000);
+
+  it('three replicas under load, the writer SIGKILLed: a follower takes over, nothing acknowledged is lost, every replica converges', async () => {
+    const replicas = [await start(), await start(), await start()];
+    const roles = await Promise.all(replicas.map(async (replica) => (await ready(replica.url)).role));
+    expect(roles.filter((role) => role === 'writer')).toHaveLength(1);
+    const writer = replicas[roles.indexOf('writer')]!;
+    const generator = load(replicas.map((replica) => replica.url));
+    await sleep(3_000);
+    writer.process.kill('SIGKILL');
+    const killedAt = Date.now();
+    const survivors = replicas.filter((replica) => replica !== writer);
+    const newWriter = await until('a follower to take over', async () => {
+      for (const replica of survivors) if ((await ready(replica.url)).role === 'writer') return replica;
+      return undefined;
+    });
+    const takeover = Date.now() - killedAt;
+    expect(takeover).toBeLessThan(10_000);
+    await sleep(3_000);
+    const { acknowledged, statuses } = await generator.stop();
+
+    // Every acknowledged event is in the store; nothing was answered 500.
+    expect(acknowledged.size).toBeGreaterThan(50);
+    expect(statuses.get(500)).toBeUndefined();
+    const stored = await storedRunIds(databaseUrl);
+    expect([...acknowledged].filter((runId) => !stored.has(runId))).toEqual([]);
+    // The new writer numbers its commits after the old one's: the feed's epochs never go back.
+    const epochs = await feedEpochs(databaseUrl);
+    expect(epochs).toEqual([...epochs].sort((x, y) => x - y));
+    expect(new Set(epochs).size).toBeGreaterThanOrEqual(2);
+    // Both survivors serve every acknowledged event from memory, whichever replica took it.
+    for (const replica of survivors) {
+      await until(`${replica.url} to converge`, async () =>
+        (await servesAll(replica.url, acknowledged)) ? true : undefined,
+      );
+    }
+    const other = survivors.find((replica) => replica !== newWriter)!;
+    expect((await ready(other.url)).replication.writerUrl).toBe(newWriter.url);
+  }, 180_000);
+
+  it('fences a writer that was paused while another took over: its late writes are refused, not stored', async () => {
+    const a = await start();
+    const b = await start();
+    expect((await ready(a.url)).role).toBe('writer');
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    try {
+      // Pause the writer, then end its lock session as a network partition or a DBA would.
+      a.process.kill('SIGSTOP');
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 1213682770 AND granted`,
+      );
+      await until('the follower to take over', async () =>
+        (await ready(b.url)).role === 'writer' ? true : undefined,
+      );
+      // Requests reach the paused writer; once it runs again they must not be written with its old epoch.
+      const late = Array.from({ length: 5 }, (_, i) => {
+        const runId = randomUUID();
+        return fetch(`${a.url}/api/v1/lineage`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(runEvent(runId, i)),
+          signal: AbortSignal.timeout(30_000),
+        }).then(async (response) => ({ runId, status: response.status, body: await response.text() }));
+      });
+      await sleep(500);
+      a.process.kill('SIGCONT');
+      const answers = await Promise.all(late);
+      for (const answer of answers) expect([201, 503]).toContain(answer.status);
+      // Whatever was acknowledged was written by the new writer (forwarded), never under the old epoch after it.
+      const epochs = await feedEpochs(databaseUrl);
+      expect(epochs).toEqual([...epochs].sort((x, y) => x - y));
+      const stored = await storedRunIds(databaseUrl);
+      for (const answer of answers.filter((one) => one.status === 201))
+        expect(stored.has(answer.runId)).toBe(true);
+      // The old writer now follows.
+      await until('the old writer to follow', async () =>
+        (await ready(a.url)).role === 'follower' ? true : undefined,
+      );
+    } finally {
+      await admin.end();
+    }
+  }, 120_000);
+
+  it('the store refuses a write made with an epoch another writer has ended, and a takeover waits for a write under way', async () => {
+    const first = await openPostgresDb(databaseUrl);
+    const second = await openPostgresDb(databaseUrl);
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    try {
+      await migrate(first);
+      const oldEpoch = (await first.lead(undefined))!;
+      expect(oldEpoch).toBeGreaterThan(0);
+      expect(await second.lead(undefined)).toBeUndefined();
+      await recordExclusiveWrite(first, oldEpoch);
+      // A write under way holds the lease: the takeover below waits for it to commit.
+      let committedAt = 0;
+      const underWay = first.transaction(async (tx) => {
+        await recordExclusiveWrite(tx, oldEpoch);
+        await sleep(800);
+        committedAt = Date.now();
+      });
+      await sleep(200);
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 1213682770 AND granted`,
+      );
+      const newEpoch = await until('the second to take the lock', () => second.lead(undefined));
+      const tookOverAt = Date.now();
+      await underWay;
+      expect(newEpoch).toBeGreaterThan(oldEpoch);
+      expect(tookOverAt).toBeGreaterThanOrEqual(committedAt);
+      // The old epoch is over: the store refuses its writes (fencing), whatever the old writer believes.
+      await expect(recordExclusiveWrite(first, oldEpoch)).rejects.toMatchObject({ code: 'HW409' });
+      // Numbered right after the last committed entry: the refused write left no gap.
+      expect(await recordExclusiveWrite(second, newEpoch)).toBe(3);
+    } finally {
+      await admin.end();
+      await first.close();
+      await second.close();
+    }
+  }, 60_000);
+});
