@@ -323,8 +323,17 @@ async function edgesAsOf(
   at: Ms,
 ): Promise<EdgeRow[]> {
   if (ids.length === 0) return [];
-  return db.query<EdgeRow>(edgesAsOfSql(side), [ids, new Date(at), directions]);
+  // A walk asks this once per level (about 40 times for a depth-20 answer, twice that for a graph diff):
+  // prepared once per connection, its planning (as costly as running it for a level of a few dozen nodes) is
+  // not paid again on every level.
+  return db.query<EdgeRow>(
+    EDGES_AS_OF_SQL[side],
+    [ids, new Date(at), directions],
+    `headwater_edges_as_of_${side}`,
+  );
 }
+
+const EDGES_AS_OF_SQL = { job: edgesAsOfSql('job'), dataset: edgesAsOfSql('dataset') } as const;
 
 /** Neighbours of many nodes at once: job -> datasets, dataset -> jobs, in one direction. */
 interface Neighbours {

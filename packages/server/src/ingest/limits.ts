@@ -38,17 +38,63 @@ const isObject = (value: unknown): value is Json =>
 /** A lone (unpaired) UTF-16 surrogate: not a character, and not storable as UTF-8. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
+declare global {
+  interface String {
+    /** ES2024 (Node 20): false when the string holds a lone surrogate. */
+    isWellFormed(): boolean;
+  }
+}
+
+/** The most characters one number, `true`, `false` or `null` takes in JSON, with its comma. */
+const SCALAR_JSON_BOUND = 25;
+
 /**
- * The ways `event` breaks `limits`, or an empty list. Walks the value once without recursion, so no nesting can
- * overflow the stack here; stops at the first few problems.
+ * Whether `value` (a decoded JSON value) surely keeps the structural limits, nesting within `maxDepth` and no
+ * lone surrogate in any key or string, counting into `size` an upper bound of the length of its JSON text (a
+ * character of a string takes at most 6 in JSON). Recursive, but never deeper than `maxDepth`. It allocates
+ * nothing, so the common case, a well-formed event, costs one plain walk; the paths of problems are found by the
+ * slower walk of {@link checkEventLimits} only when this one says there may be some.
+ */
+function surelyWellFormed(value: unknown, depth: number, maxDepth: number, size: { bound: number }): boolean {
+  if (typeof value === 'string') {
+    size.bound += 6 * value.length + 3;
+    return value.isWellFormed();
+  }
+  if (typeof value !== 'object' || value === null) {
+    size.bound += SCALAR_JSON_BOUND;
+    return true;
+  }
+  if (depth >= maxDepth) return false;
+  size.bound += 2;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      if (!surelyWellFormed(value[index], depth + 1, maxDepth, size)) return false;
+    }
+    return true;
+  }
+  for (const key in value) {
+    size.bound += 6 * key.length + 4;
+    if (!key.isWellFormed()) return false;
+    if (!surelyWellFormed((value as Json)[key], depth + 1, maxDepth, size)) return false;
+  }
+  return true;
+}
+
+/**
+ * The ways `event` breaks `limits`, or an empty list; stops at the first few problems. A well-formed event is
+ * walked once, without building a path; only an event that may break the nesting or Unicode limits is walked
+ * again, without recursion (so no nesting can overflow the stack), to say where.
  */
 export function checkEventLimits(
   event: unknown,
   limits: EventLimits = DEFAULT_EVENT_LIMITS,
   textLength?: number,
 ): ValidationIssue[] {
-  // Measuring facets serialises them again: skipped when the event's own text shows none can be too large.
-  const measureFacets = textLength === undefined || textLength > limits.maxFacetBytes;
+  const size = { bound: 0 };
+  const wellFormed = surelyWellFormed(event, 0, limits.maxDepth, size);
+  // Measuring facets serialises them again: skipped when the event's own text, or the bound on it, shows that
+  // none can be too large.
+  const measureFacets = !wellFormed || Math.min(textLength ?? Infinity, size.bound) > limits.maxFacetBytes;
   const issues: ValidationIssue[] = [];
   const text = (value: string, path: string, what: string) => {
     // (NUL, which PostgreSQL cannot store either, is kept as U+FFFD by the writer, as it always was.)
@@ -62,7 +108,7 @@ export function checkEventLimits(
   const stack: { value: unknown; path: string; depth: number }[] = [
     { value: event, path: ROOT_PATH, depth: 0 },
   ];
-  while (stack.length > 0 && issues.length < 5) {
+  while (!wellFormed && stack.length > 0 && issues.length < 5) {
     const { value, path, depth } = stack.pop()!;
     if (typeof value === 'string') {
       text(value, path, 'the text');
@@ -87,8 +133,13 @@ export function checkEventLimits(
   }
   if (issues.length > 0 || !isObject(event)) return issues;
 
+  // A UTF-16 code unit takes at most 3 bytes of UTF-8: short names need no counting.
+  const tooLong = (value: unknown): value is string =>
+    typeof value === 'string' &&
+    value.length * 3 > limits.maxNameBytes &&
+    Buffer.byteLength(value, 'utf8') > limits.maxNameBytes;
   const name = (value: unknown, path: string) => {
-    if (typeof value === 'string' && Buffer.byteLength(value, 'utf8') > limits.maxNameBytes) {
+    if (tooLong(value)) {
       issues.push({
         path: path,
         message: `is ${Buffer.byteLength(value, 'utf8')} bytes long; names may have at most ${limits.maxNameBytes} bytes (UTF-8)`,
@@ -133,7 +184,8 @@ export function checkEventLimits(
     }
     if (Array.isArray(fields)) {
       fields.forEach((field, index) => {
-        if (isObject(field)) {
+        // (The path is built only for a name that is too long: most events have many fields.)
+        if (isObject(field) && tooLong(field.name)) {
           const fieldPath = appendPath(
             appendPath(appendPath(appendPath(path, 'facets'), 'schema'), 'fields'),
             index,

@@ -78,7 +78,8 @@ export async function withInputFacets(
   const rows = await db.query<FacetRow>(
     `SELECT DISTINCT ON (s.dataset_id, f.key) s.dataset_id AS owner, f.key AS name, f.value AS facet
      FROM dataset_sightings s CROSS JOIN LATERAL jsonb_each(s.io_facets) f
-     WHERE s.kind = 0 AND s.dataset_id = ANY($1::int[]) AND ($2::timestamptz IS NULL OR s.event_time <= $2::timestamptz)
+     WHERE s.kind = 0 AND s.io_facets <> '{}'::jsonb AND s.dataset_id = ANY($1::int[])
+       AND ($2::timestamptz IS NULL OR s.event_time <= $2::timestamptz)
      ORDER BY s.dataset_id, f.key, s.event_time DESC, s.seq DESC`,
     [ids, at?.toISOString() ?? null],
   );
