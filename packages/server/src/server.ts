@@ -13,6 +13,7 @@ import { StatisticsKeeper } from './store/statistics.js';
 import { migrate } from './store/migrate.js';
 import { ModelState } from './store/model-state.js';
 import { ReadModel } from './store/read-model.js';
+import { createKafkaIngest, type KafkaIngest } from './streams/kafka-ingest.js';
 
 /** A running (or ready-to-listen) Headwater server. */
 export interface HeadwaterServer {
@@ -25,6 +26,8 @@ export interface HeadwaterServer {
   readonly state: ModelState;
   /** What readers see: exactly what is committed. */
   readonly readModel: ReadModel;
+  /** The Kafka consumer feeding the front door, when Kafka ingest is configured (started by listen()). */
+  readonly kafka: KafkaIngest | undefined;
   /** The base URL once listening. */
   url: string | undefined;
   /** Starts accepting connections on config.host:config.port. */
@@ -93,6 +96,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     const validator = createValidator(
       config.strict && config.specDir ? { strict: true, specDir: config.specDir } : { strict: false },
     );
+    const frontDoor = new IngestFrontDoor(validator, pipeline);
     const app = await buildApp({
       config,
       db,
@@ -101,7 +105,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       columnGraph,
       pipeline,
       validator,
-      frontDoor: new IngestFrontDoor(validator, pipeline),
+      frontDoor,
       health,
       version,
     });
@@ -118,6 +122,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       inFlight--;
       done();
     });
+    const kafka = config.kafka && createKafkaIngest({ ...config.kafka, frontDoor, log: app.log });
     let closing: Promise<void> | undefined;
     const server: HeadwaterServer = {
       app,
@@ -129,10 +134,12 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         return pipeline.mirror;
       },
       readModel,
+      kafka,
       url: undefined,
       async listen() {
         const address = await app.listen({ port: config.port, host: config.host });
         server.url = address.replace('[::1]', 'localhost');
+        await kafka?.start();
         return server.url;
       },
       close() {
@@ -142,6 +149,8 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
           const deadline = Date.now() + SHUTDOWN_GRACE_MS;
           while (inFlight > 0 && Date.now() < deadline)
             await new Promise((resolve) => setTimeout(resolve, 20));
+          // Stored events have their offsets committed before the pipeline stops taking events.
+          await kafka?.close();
           await pipeline.close();
           // Sockets that went idle after close() began would hold the server open until their keep-alive
           // timeout; every request on them has been answered, so drop them.
