@@ -13,7 +13,9 @@ import { StatisticsKeeper } from './store/statistics.js';
 import { migrate } from './store/migrate.js';
 import { ModelState } from './store/model-state.js';
 import { ReadModel } from './store/read-model.js';
-import { createKafkaIngest, type KafkaIngest } from './streams/kafka-ingest.js';
+import { createForwarder, loadForwardConfig, type Forwarder } from './streams/forwarder.js';
+import { createKafkaIngest, type KafkaIngest, type StreamLogger } from './streams/kafka-ingest.js';
+import { ForwardingFrontDoor } from './streams/proxy.js';
 
 /** A running (or ready-to-listen) Headwater server. */
 export interface HeadwaterServer {
@@ -28,6 +30,8 @@ export interface HeadwaterServer {
   readonly readModel: ReadModel;
   /** The Kafka consumer feeding the front door, when Kafka ingest is configured (started by listen()). */
   readonly kafka: KafkaIngest | undefined;
+  /** Forwarding through sinks, when `forwardConfig` is set (started by listen()). */
+  readonly forwarder: Forwarder | undefined;
   /** The base URL once listening. */
   url: string | undefined;
   /** Starts accepting connections on config.host:config.port. */
@@ -96,7 +100,21 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     const validator = createValidator(
       config.strict && config.specDir ? { strict: true, specDir: config.specDir } : { strict: false },
     );
-    const frontDoor = new IngestFrontDoor(validator, pipeline);
+    // Forwarding (serve --forward-config) sends what is stored through the proxy's sinks.
+    const forwardLog: StreamLogger = {
+      info: (object, message) => app.log.info(object, message),
+      warn: (object, message) => app.log.warn(object, message),
+      error: (object, message) => app.log.error(object, message),
+    };
+    let forwarder: Forwarder | undefined;
+    const frontDoor = config.forwardConfig
+      ? new ForwardingFrontDoor(
+          validator,
+          pipeline,
+          (forwarder = createForwarder(loadForwardConfig(config.forwardConfig), { log: forwardLog })),
+          forwardLog,
+        )
+      : new IngestFrontDoor(validator, pipeline);
     const app = await buildApp({
       config,
       db,
@@ -135,10 +153,12 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       },
       readModel,
       kafka,
+      forwarder,
       url: undefined,
       async listen() {
         const address = await app.listen({ port: config.port, host: config.host });
         server.url = address.replace('[::1]', 'localhost');
+        forwarder?.start();
         await kafka?.start();
         return server.url;
       },
@@ -156,6 +176,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
           // timeout; every request on them has been answered, so drop them.
           app.server.closeAllConnections();
           await appClosed;
+          await forwarder?.close();
           await statistics?.close();
           health.close();
           await db.close();

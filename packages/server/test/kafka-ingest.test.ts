@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { Consumer, type Message } from '@platformatic/kafka';
+import { Consumer } from '@platformatic/kafka';
 import { createKafkaTransport, kafkaMessageKey, type OpenLineageEvent } from '@headwater/openlineage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveKafkaConfig } from '../src/streams/kafka-config.js';
@@ -10,91 +9,18 @@ import { backends, startServer } from './helpers/backends.js';
 import { spawnServer } from './helpers/child-server.js';
 import {
   kafkaAvailable,
+  readTopic,
   openLineagePython,
   startKafkaBroker,
   type KafkaBroker,
 } from './helpers/kafka-broker.js';
 import { privatePostgresUnavailable, startPrivatePostgres } from './helpers/private-postgres.js';
+import { runEvent, storedRunEvents, until } from './helpers/stream-events.js';
 
 const run = promisify(execFile);
 
 /** The store these tests write to: PostgreSQL where DATABASE_URL is set (always in CI), else the embedded one. */
 const backend = backends().at(-1)!;
-
-const runEvent = (namespace: string, job: string, eventType: string, runId = randomUUID()) =>
-  ({
-    eventType,
-    eventTime: new Date().toISOString(),
-    producer: 'https://example.com/kafka-test',
-    schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent',
-    run: { runId },
-    job: { namespace, name: job },
-    inputs: [],
-    outputs: [],
-  }) as unknown as OpenLineageEvent;
-
-/** RunEvents stored in the server at `url` (the events page counts RunEvents). */
-async function storedRunEvents(url: string): Promise<number> {
-  const response = await fetch(`${url}/api/v1/events/lineage?limit=1`);
-  return ((await response.json()) as { totalCount: number }).totalCount;
-}
-
-async function until<T>(
-  what: string,
-  probe: () => T | Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 60_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  let value = await probe();
-  while (!done(value)) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}; last value ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await probe();
-  }
-  return value;
-}
-
-/** Reads `count` messages of `topic` from its start, with a group of its own. */
-async function readTopic(
-  bootstrap: string,
-  topic: string,
-  count: number,
-): Promise<Message<string, string, string, string>[]> {
-  const consumer = new Consumer<string, string, string, string>({
-    clientId: 'test-reader',
-    groupId: `reader-${randomUUID()}`,
-    bootstrapBrokers: [bootstrap],
-    deserializers: {
-      key: (data) => data?.toString('utf8') ?? '',
-      value: (data) => data?.toString('utf8') ?? '',
-      headerKey: (data) => data?.toString('utf8') ?? '',
-      headerValue: (data) => data?.toString('utf8') ?? '',
-    },
-  });
-  const messages: Message<string, string, string, string>[] = [];
-  try {
-    const stream = await consumer.consume({
-      topics: [topic],
-      mode: 'earliest',
-      autocommit: false,
-      maxWaitTime: 200,
-    });
-    const timer = setTimeout(
-      () => stream.destroy(new Error(`read ${messages.length} of ${count} messages of ${topic} in 30 s`)),
-      30_000,
-    );
-    for await (const message of stream) {
-      messages.push(message);
-      if (messages.length >= count) break;
-    }
-    clearTimeout(timer);
-  } finally {
-    await consumer.close();
-  }
-  return messages;
-}
 
 describe.skipIf(!kafkaAvailable('kafka-ingest'))(`Kafka ingest on the ${backend.name} store`, () => {
   let broker: KafkaBroker;

@@ -96,7 +96,8 @@ function decode(
   }
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
+/** Waits `ms`, or less when `signal` aborts first. */
+export const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal.aborted) return resolve();
     const timer = setTimeout(resolve, ms);

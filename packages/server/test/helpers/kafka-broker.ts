@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Admin } from '@platformatic/kafka';
+import { Admin, Consumer, type Message } from '@platformatic/kafka';
 import { freePort } from './private-postgres.js';
 
 /** The Kafka version whose jars packages/server/ci/kafka-setup.sh provisions. */
@@ -188,4 +188,44 @@ export async function startKafkaBroker(): Promise<KafkaBroker> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Reads `count` messages of `topic` from its start, with a group of its own. */
+export async function readTopic(
+  bootstrap: string,
+  topic: string,
+  count: number,
+): Promise<Message<string, string, string, string>[]> {
+  const consumer = new Consumer<string, string, string, string>({
+    clientId: 'test-reader',
+    groupId: `reader-${randomUUID()}`,
+    bootstrapBrokers: [bootstrap],
+    deserializers: {
+      key: (data) => data?.toString('utf8') ?? '',
+      value: (data) => data?.toString('utf8') ?? '',
+      headerKey: (data) => data?.toString('utf8') ?? '',
+      headerValue: (data) => data?.toString('utf8') ?? '',
+    },
+  });
+  const messages: Message<string, string, string, string>[] = [];
+  try {
+    const stream = await consumer.consume({
+      topics: [topic],
+      mode: 'earliest',
+      autocommit: false,
+      maxWaitTime: 200,
+    });
+    const timer = setTimeout(
+      () => stream.destroy(new Error(`read ${messages.length} of ${count} messages of ${topic} in 30 s`)),
+      30_000,
+    );
+    for await (const message of stream) {
+      messages.push(message);
+      if (messages.length >= count) break;
+    }
+    clearTimeout(timer);
+  } finally {
+    await consumer.close();
+  }
+  return messages;
 }
