@@ -53,6 +53,6 @@ else
   rm -rf "$venv"
   "$python" -m venv "$venv"
   "$venv/bin/pip" install -q "openlineage-python==$openlineage_version" "confluent-kafka==$confluent_kafka_version"
-  "$venv/bin/python" -c 'import confluent_kafka, openlineage.client; print("confluent-kafka", confluent_kafka.version()[0])'
+  "$venv/bin/python" -c 'import confluent_kafka, openlineage.client; print("confluent-kafka", confluent_kafka.version(), "openlineage-python", __import__("importlib.metadata").metadata.version("openlineage-python"))'
   touch "$venv/.complete"
 fi

@@ -190,12 +190,16 @@ export async function startKafkaBroker(): Promise<KafkaBroker> {
   };
 }
 
-/** Reads `count` messages of `topic` from its start, with a group of its own. */
+/**
+ * Reads `topic` from its start, with a group of its own, until `count` messages are in (or `count` says enough),
+ * failing after 30 s.
+ */
 export async function readTopic(
   bootstrap: string,
   topic: string,
-  count: number,
+  count: number | ((messages: readonly Message<string, string, string, string>[]) => boolean),
 ): Promise<Message<string, string, string, string>[]> {
+  const enough = typeof count === 'number' ? (read: readonly unknown[]) => read.length >= count : count;
   const consumer = new Consumer<string, string, string, string>({
     clientId: 'test-reader',
     groupId: `reader-${randomUUID()}`,
@@ -216,12 +220,12 @@ export async function readTopic(
       maxWaitTime: 200,
     });
     const timer = setTimeout(
-      () => stream.destroy(new Error(`read ${messages.length} of ${count} messages of ${topic} in 30 s`)),
+      () => stream.destroy(new Error(`read ${messages.length} messages of ${topic} in 30 s, not enough`)),
       30_000,
     );
     for await (const message of stream) {
       messages.push(message);
-      if (messages.length >= count) break;
+      if (enough(messages)) break;
     }
     clearTimeout(timer);
   } finally {
