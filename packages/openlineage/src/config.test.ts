@@ -262,10 +262,11 @@ describe('createTransportFromConfig', () => {
   });
 
   it('throws once, naming the key, for bad configuration', () => {
-    expect(configError(() => createTransportFromConfig({ type: 'kafka' }))).toMatchObject({
+    expect(configError(() => createTransportFromConfig({ type: 'msk_iam' }))).toMatchObject({
       key: 'transport.type',
-      message: expect.stringContaining('unknown transport type "kafka"') as string,
+      message: expect.stringContaining('unknown transport type "msk_iam"') as string,
     });
+    expect(configError(() => createTransportFromConfig({ type: 'kafka' })).key).toBe('transport.topic');
     expect(configError(() => createTransportFromConfig({ type: 'http' })).key).toBe('transport.url');
     expect(configError(() => createTransportFromConfig({ type: 'http', url: 'localhost:5000' })).key).toBe(
       'transport.url',

@@ -10,6 +10,7 @@ import type { FileTransportMode } from './transports/file-transport.js';
 import { createFileTransport } from './transports/file-transport.js';
 import type { HttpAuth, HttpTransportOptions } from './transports/http-transport.js';
 import { createHttpTransport } from './transports/http-transport.js';
+import { createKafkaTransport, KafkaConfigError } from './transports/kafka-transport.js';
 import { createNoopTransport } from './transports/noop-transport.js';
 import type { RetryOptions } from './transports/retry.js';
 import { withRetry } from './transports/retry.js';
@@ -236,6 +237,7 @@ const JOB_NAMESPACE_REPLACE = 'openlineage.client.transport.transform.JobNamespa
  * | `http` | `url`, `endpoint`, `timeout` (s), `auth` `{type: api_key, apiKey}`, `compression`, `custom_headers`, `url_params`, `retry` `{total, backoff_factor, max_delay}` |
  * | `async_http` | the `http` keys, `max_queue_size`, `batch_size`, `flush_interval` (s), `batch` (use `/lineage/batch`), `batch_endpoint` |
  * | `console`, `noop` | none |
+ * | `kafka` | `topic`, `config` (librdkafka keys: `bootstrap.servers`, `security.protocol`, `sasl.*`, `ssl.*`), `messageKey`, `flush`; needs `@platformatic/kafka` |
  * | `file` | `log_file_path`, `append` (true: NDJSON; false: one file per event), `mode` (`append`, `overwrite`, `per-event`) |
  * | `composite` | `transports` (list, or map of name to config), `continue_on_failure`, `continue_on_success`, `sort_transports`; children may have `name`, `priority` |
  * | `transform` | `transport`, `transformer_class`, `transformer_properties` |
@@ -300,6 +302,31 @@ export function createTransportFromConfig(
         mode: mode ?? (append === true ? 'append' : 'per-event'),
       });
     }
+    case 'kafka': {
+      const topic = read.string('topic', true);
+      const kafkaConfig = read.stringMap('config');
+      if (kafkaConfig === undefined)
+        throw new OpenLineageConfigError(
+          `${key}.config`,
+          'is required: the Kafka settings, with bootstrap.servers',
+        );
+      const messageKey = read.string('messageKey') ?? read.string('message_key');
+      // Each send resolves once the broker acknowledged it, which is what flush: true asks for.
+      read.boolean('flush');
+      read.done([]);
+      try {
+        return createKafkaTransport({
+          topic,
+          config: kafkaConfig,
+          onWarning,
+          ...(messageKey === undefined ? {} : { messageKey }),
+        });
+      } catch (cause) {
+        if (!(cause instanceof KafkaConfigError)) throw cause;
+        const where = cause.key === 'topic' ? `${key}.topic` : `${key}.config.${cause.key}`;
+        throw new OpenLineageConfigError(where, cause.problem, { cause });
+      }
+    }
     case 'composite':
       return compositeTransport(read, context);
     case 'transform': {
@@ -336,7 +363,7 @@ export function createTransportFromConfig(
 }
 
 function knownTypes(options: TransportFromConfigOptions): string[] {
-  const builtIn = ['http', 'async_http', 'console', 'file', 'composite', 'transform', 'noop'];
+  const builtIn = ['http', 'async_http', 'console', 'file', 'kafka', 'composite', 'transform', 'noop'];
   return [...builtIn, ...Object.keys(options.transportFactories ?? {})];
 }
 

@@ -44,6 +44,17 @@ export {
   parseRetryAfter,
 } from './transports/http-transport.js';
 export type {
+  KafkaConnectionOptions,
+  KafkaSasl,
+  KafkaTransportOptions,
+} from './transports/kafka-transport.js';
+export {
+  KafkaConfigError,
+  createKafkaTransport,
+  kafkaConnectionOptions,
+  kafkaMessageKey,
+} from './transports/kafka-transport.js';
+export type {
   AsyncTransport,
   AsyncTransportOptions,
   AsyncTransportStats,

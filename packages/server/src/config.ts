@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HeadwaterError } from './errors.js';
+import { resolveKafkaConfig, type KafkaIngestConfig } from './streams/kafka-config.js';
 
 /** The server's configuration, validated once at start and frozen. */
 export interface ServerConfig {
@@ -28,10 +29,14 @@ export interface ServerConfig {
   readonly advertiseUrl: string | undefined;
   /** Log requests and errors to stderr. @default 'warn' */
   readonly logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
+  /** Kafka ingest (`--kafka-brokers`, `--kafka-topic`...); off when no brokers are given. */
+  readonly kafka: KafkaIngestConfig | undefined;
+  /** A sinks-and-routes file (the proxy's format): what is stored is forwarded through those sinks. */
+  readonly forwardConfig: string | undefined;
 }
 
 /** Flags as parsed from the command line (all strings or booleans, unvalidated). */
-export type ConfigFlags = Readonly<Record<string, string | boolean | undefined>>;
+export type ConfigFlags = Readonly<Record<string, string | boolean | string[] | undefined>>;
 
 const LOG_LEVELS = new Set(['silent', 'error', 'warn', 'info', 'debug']);
 
@@ -104,6 +109,10 @@ export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proce
     maxBatchEvents: integer('max-batch-events', 'HEADWATER_MAX_BATCH_EVENTS', 10_000, 1, 1_000_000),
     specDir,
     logLevel: logLevel as ServerConfig['logLevel'],
+    kafka: resolveKafkaConfig(flags, env),
+    forwardConfig: ((file) => (file === undefined ? undefined : path.resolve(file)))(
+      pick('forward-config', 'HEADWATER_FORWARD_CONFIG').value,
+    ),
   });
 }
 

@@ -16,6 +16,9 @@ import { ReadModel } from './store/read-model.js';
 import { forwardWritesToWriter } from './replica/forward.js';
 import { ReadSide } from './replica/read-side.js';
 import { Replication } from './replica/replication.js';
+import { createForwarder, loadForwardConfig, type Forwarder } from './streams/forwarder.js';
+import { createKafkaIngest, type KafkaIngest, type StreamLogger } from './streams/kafka-ingest.js';
+import { ForwardingFrontDoor } from './streams/proxy.js';
 
 /** A running (or ready-to-listen) Headwater server. */
 export interface HeadwaterServer {
@@ -30,6 +33,10 @@ export interface HeadwaterServer {
   readonly readModel: ReadModel;
   /** Its part among the replicas of its database (the embedded store's server always writes). */
   readonly replication: Replication;
+  /** The Kafka consumer feeding the front door, when Kafka ingest is configured (started by listen()). */
+  readonly kafka: KafkaIngest | undefined;
+  /** Forwarding through sinks, when `forwardConfig` is set (started by listen()). */
+  readonly forwarder: Forwarder | undefined;
   /** The base URL once listening. */
   url: string | undefined;
   /** Starts accepting connections on config.host:config.port. */
@@ -109,6 +116,21 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     const validator = createValidator(
       config.strict && config.specDir ? { strict: true, specDir: config.specDir } : { strict: false },
     );
+    // Forwarding (serve --forward-config) sends what is stored through the proxy's sinks.
+    const forwardLog: StreamLogger = {
+      info: (object, message) => app.log.info(object, message),
+      warn: (object, message) => app.log.warn(object, message),
+      error: (object, message) => app.log.error(object, message),
+    };
+    let forwarder: Forwarder | undefined;
+    const frontDoor = config.forwardConfig
+      ? new ForwardingFrontDoor(
+          validator,
+          pipeline,
+          (forwarder = createForwarder(loadForwardConfig(config.forwardConfig), { log: forwardLog })),
+          forwardLog,
+        )
+      : new IngestFrontDoor(validator, pipeline);
     const app = await buildApp({
       config,
       db,
@@ -117,7 +139,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       columnGraph,
       pipeline,
       validator,
-      frontDoor: new IngestFrontDoor(validator, pipeline),
+      frontDoor,
       health,
       replication,
       version,
@@ -137,6 +159,13 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       inFlight--;
       done();
     });
+    const kafka = config.kafka && createKafkaIngest({ ...config.kafka, frontDoor, log: app.log });
+    let kafkaStarted: Promise<void> | undefined;
+    const startKafka = () =>
+      (kafkaStarted ??= (kafka?.start() ?? Promise.resolve()).catch((error: unknown) => {
+        app.log.error({ err: error }, 'Kafka ingest could not start');
+        throw error;
+      }));
     let closing: Promise<void> | undefined;
     const server: HeadwaterServer = {
       app,
@@ -149,11 +178,17 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       },
       readModel,
       replication,
+      kafka,
+      forwarder,
       url: undefined,
       async listen() {
         const address = await app.listen({ port: config.port, host: config.host });
         server.url = address.replace('[::1]', 'localhost');
         await replication.advertise(config.advertiseUrl ?? server.url);
+        forwarder?.start();
+        // With replicas, the writer consumes: a follower's events would only be refused by its pipeline.
+        if (replication.role === 'writer') await startKafka();
+        else replication.onRole((role) => void (role === 'writer' && startKafka()));
         return server.url;
       },
       close() {
@@ -163,12 +198,15 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
           const deadline = Date.now() + SHUTDOWN_GRACE_MS;
           while (inFlight > 0 && Date.now() < deadline)
             await new Promise((resolve) => setTimeout(resolve, 20));
+          // Stored events have their offsets committed before the pipeline stops taking events.
+          await kafka?.close();
           await pipeline.close();
           await replication.close();
           // Sockets that went idle after close() began would hold the server open until their keep-alive
           // timeout; every request on them has been answered, so drop them.
           app.server.closeAllConnections();
           await appClosed;
+          await forwarder?.close();
           await statistics?.close();
           health.close();
           await db.close();

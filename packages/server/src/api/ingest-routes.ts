@@ -1,7 +1,12 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { HeadwaterError } from '../errors.js';
-import type { CheckedEvent, EventOutcome, IncomingEvent } from '../ingest/front-door.js';
-import type { AppDeps } from './app.js';
+import type { CheckedEvent, EventOutcome, IncomingEvent, IngestFrontDoor } from '../ingest/front-door.js';
+
+/** What the ingest routes need: a front door (the server's, or the proxy's spool) and the batch limit. */
+export interface IngestRouteDeps {
+  readonly frontDoor: Pick<IngestFrontDoor, 'submit'>;
+  readonly config: { readonly maxBatchEvents: number };
+}
 
 function parseJson(text: string, where: string): unknown {
   try {
@@ -117,7 +122,7 @@ function outcomeError(outcome: EventOutcome): HeadwaterError | undefined {
 }
 
 /** POST /api/v1/lineage and /api/v1/lineage/batch: the HTTP doors of the one ingest path. */
-export function registerIngestRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps): void {
   const { frontDoor } = deps;
 
   app.post(

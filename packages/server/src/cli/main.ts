@@ -5,6 +5,7 @@ import { diffCommand } from './diff.js';
 import { impactCommand } from './impact.js';
 import { ingestCommand } from './ingest.js';
 import { lineageCommand } from './lineage.js';
+import { proxyCommand } from './proxy.js';
 import { rootCauseCommand } from './root-cause.js';
 import { schemaDiffCommand } from './schema-diff.js';
 import { serveCommand } from './serve.js';
@@ -14,6 +15,8 @@ const usage = `headwater: an OpenLineage lineage server
 Usage:
   headwater serve [--port 5000] [--host 127.0.0.1] [--data-dir ./.headwater] [--database-url URL] [--strict]
                   [--advertise-url URL]   (replicas on one PostgreSQL: where the others reach this one)
+                  [--kafka-brokers HOST:PORT --kafka-topic TOPIC... --kafka-group G] [--forward-config FILE]
+  headwater proxy --config FILE [--port 5100] [--host 127.0.0.1] [--strict]
   headwater demo [--url http://127.0.0.1:5000] [--end-date 2025-03-14]
   headwater ingest FILE... [--url http://127.0.0.1:5000] [--batch-size 500]
   headwater lineage NODE [--direction upstream|downstream|both] [--depth 20] [--json] [--url URL]
@@ -25,6 +28,7 @@ Usage:
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
   serve: serveCommand,
+  proxy: proxyCommand,
   demo: demoCommand,
   ingest: ingestCommand,
   lineage: lineageCommand,

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { resolveConfig } from '../config.js';
 import { createServer } from '../server.js';
+import { KAFKA_FLAG_OPTIONS } from '../streams/kafka-config.js';
 
 /** `headwater serve`: runs the server until SIGINT or SIGTERM, then shuts down cleanly. */
 export async function serveCommand(args: string[]): Promise<number> {
@@ -17,6 +18,8 @@ export async function serveCommand(args: string[]): Promise<number> {
       'max-batch-events': { type: 'string' },
       'log-level': { type: 'string' },
       'advertise-url': { type: 'string' },
+      'forward-config': { type: 'string' },
+      ...KAFKA_FLAG_OPTIONS,
     },
     strict: true,
   });
@@ -26,7 +29,10 @@ export async function serveCommand(args: string[]): Promise<number> {
   const store = config.databaseUrl
     ? `PostgreSQL, ${server.replication.role === 'writer' ? 'the writer' : 'following the writer'}`
     : `embedded store in ${config.dataDir}`;
-  process.stdout.write(`headwater listening on ${url} (${store}${config.strict ? ', strict' : ''})\n`);
+  const kafka = config.kafka ? `, Kafka ${config.kafka.topics.join(', ')} as ${config.kafka.groupId}` : '';
+  process.stdout.write(
+    `headwater listening on ${url} (${store}${config.strict ? ', strict' : ''}${kafka})\n`,
+  );
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       process.stdout.write(`headwater: ${signal}, finishing in-flight events and closing the store\n`);

@@ -31,18 +31,15 @@ const formatIssues = (issues: readonly ValidationIssue[]) =>
   issues.map((issue) => `${issue.path}: ${issue.message}`);
 
 /**
- * The one way in for events, whatever carries them (HTTP, batch, NDJSON files, stream consumers): limits,
- * validation, normalisation, then the pipeline's group commit. Each event gets its own outcome, so one bad event
- * never takes a good one down with it, and a store that is away is told apart from an event that is wrong.
+ * The checks every event passes before anything is done with it: limits, then validation, then normalisation.
+ * Shared by the front door and by anything else that must refuse what the server would refuse (the proxy).
  */
-export class IngestFrontDoor {
+export class EventChecker {
   readonly #validator: Validator;
-  readonly #pipeline: IngestPipeline;
   readonly #limits: EventLimits;
 
-  constructor(validator: Validator, pipeline: IngestPipeline, limits: EventLimits = DEFAULT_EVENT_LIMITS) {
+  constructor(validator: Validator, limits: EventLimits = DEFAULT_EVENT_LIMITS) {
     this.#validator = validator;
-    this.#pipeline = pipeline;
     this.#limits = limits;
   }
 
@@ -60,6 +57,26 @@ export class IngestFrontDoor {
       event:
         text === undefined ? normalizeEvent(event, result.kind) : normalizeEvent(event, result.kind, text),
     };
+  }
+}
+
+/**
+ * The one way in for events, whatever carries them (HTTP, batch, NDJSON files, stream consumers): limits,
+ * validation, normalisation, then the pipeline's group commit. Each event gets its own outcome, so one bad event
+ * never takes a good one down with it, and a store that is away is told apart from an event that is wrong.
+ */
+export class IngestFrontDoor {
+  readonly #checker: EventChecker;
+  readonly #pipeline: IngestPipeline;
+
+  constructor(validator: Validator, pipeline: IngestPipeline, limits: EventLimits = DEFAULT_EVENT_LIMITS) {
+    this.#checker = new EventChecker(validator, limits);
+    this.#pipeline = pipeline;
+  }
+
+  /** Checks one decoded event: its limits first (so nothing later meets a hostile shape), then the schema. */
+  check(incoming: IncomingEvent): CheckedEvent {
+    return this.#checker.check(incoming);
   }
 
   /**

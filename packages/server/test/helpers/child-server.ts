@@ -17,14 +17,17 @@ export interface ChildServer {
  * Starts `headwater serve` in a child process on a free port and resolves once it listens. Needs the built
  * package (npm test builds it first; alone, run `npx tsc -b`).
  */
-export async function spawnServer(args: readonly string[]): Promise<ChildServer> {
+export async function spawnServer(
+  args: readonly string[],
+  command: 'serve' | 'proxy' = 'serve',
+): Promise<ChildServer> {
   if (!existsSync(cli))
     throw new Error(`${cli} is missing: run \`npx tsc -b\` (npm test does it) before this test.`);
   // The store is the one `args` name: without --database-url it is the embedded store in --data-dir, even where
   // DATABASE_URL is set (CI sets it for the suite), or tests meant for separate stores would share one database.
   const env = { ...process.env };
   delete env.DATABASE_URL;
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args], {
+  const child = spawn(process.execPath, [cli, command, '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env,
   });

@@ -44,7 +44,8 @@ export function privatePostgresUnavailable(): string | undefined {
   return undefined;
 }
 
-async function freePort(): Promise<number> {
+/** A free TCP port on loopback. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

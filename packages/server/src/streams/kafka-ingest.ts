@@ -1,0 +1,327 @@
+import {
+  Consumer,
+  Producer,
+  stringSerializers,
+  type Message,
+  type MessagesStream,
+} from '@platformatic/kafka';
+import type { KafkaConnectionOptions } from '@headwater/openlineage';
+import type { EventOutcome, IncomingEvent, IngestFrontDoor } from '../ingest/front-door.js';
+
+/** Where the consumer reports what it does (a pino logger fits). */
+export interface StreamLogger {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
+
+/** Options of {@link createKafkaIngest}. */
+export interface KafkaIngestOptions {
+  readonly connection: KafkaConnectionOptions;
+  readonly topics: readonly string[];
+  readonly groupId: string;
+  readonly deadLetterTopic: string;
+  /** The one way in for events: the same checks and group commit as HTTP. */
+  readonly frontDoor: Pick<IngestFrontDoor, 'submit'>;
+  readonly log: StreamLogger;
+  /** Most messages submitted at once. @default 1000 */
+  readonly maxBatchMessages?: number;
+  /** First wait before a batch the store could not take is tried again; doubles up to 10 s. @default 250 */
+  readonly retryDelayMs?: number;
+  /** Where a group with no committed offset starts. @default 'earliest' */
+  readonly startFrom?: 'earliest' | 'latest';
+}
+
+/** Counters of a running Kafka ingest. */
+export interface KafkaIngestStats {
+  /** Messages taken from the topics (a redelivered one counts again). */
+  consumed: number;
+  stored: number;
+  duplicates: number;
+  /** Messages written to the dead-letter topic. */
+  deadLettered: number;
+  /** Times a batch found the store away and the partitions were paused. */
+  pauses: number;
+  /** Whether the partitions are paused now, waiting for the store. */
+  paused: boolean;
+  /** Offsets committed (one per partition per batch). */
+  commits: number;
+  /** Commits the group refused (a rebalance took the partition away); their messages will come again. */
+  commitsRefused: number;
+}
+
+/** A Kafka consumer feeding the ingest front door. */
+export interface KafkaIngest {
+  readonly stats: Readonly<KafkaIngestStats>;
+  /** Joins the group and starts consuming. */
+  start(): Promise<void>;
+  /**
+   * Stops taking messages, finishes the batches being stored (waiting at most `timeoutMs` for a store that is
+   * away), commits the offsets of what is stored, and leaves the group. What is not committed comes again.
+   */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+/** Header names of a dead-lettered message. */
+export const DEAD_LETTER_HEADERS = {
+  reason: 'headwater.dlq.reason',
+  status: 'headwater.dlq.status',
+  topic: 'headwater.dlq.topic',
+  partition: 'headwater.dlq.partition',
+  offset: 'headwater.dlq.offset',
+} as const;
+
+type RawMessage = Message<Buffer, Buffer, Buffer, Buffer>;
+
+/** Most bytes of a reason kept in a header. */
+const MAX_REASON_BYTES = 8 * 1024;
+
+/** Reads a message as the event it carries; one that is not JSON is invalid. */
+function decode(
+  message: RawMessage,
+): IncomingEvent | { ok: false; outcome: EventOutcome & { status: 'invalid' } } {
+  const bad = (reason: string) => ({
+    ok: false as const,
+    outcome: { status: 'invalid' as const, reason, issues: [reason] },
+  });
+  if (message.value === undefined || message.value === null || message.value.length === 0)
+    return bad('the message has no value; each message must be one OpenLineage event as JSON');
+  const text = message.value.toString('utf8');
+  try {
+    return { value: JSON.parse(text) as unknown, text };
+  } catch (error) {
+    return bad(
+      `the message is not valid JSON (${(error as Error).message}); send one OpenLineage event as JSON`,
+    );
+  }
+}
+
+/** Waits `ms`, or less when `signal` aborts first. */
+export const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+
+/**
+ * Consumes OpenLineage events from Kafka into the store, at least once: a batch's offsets are committed only after
+ * its events are committed in the store (or, for an invalid one, written to the dead-letter topic), in order, so a
+ * crash at any point redelivers what was not committed and the store keeps each event once (events are found by
+ * their hash). While the store is away the stream is paused (no fetches: every assigned partition waits) and the
+ * batch in hand is tried again with back-off; nothing is skipped. A commit refused after a rebalance only means the
+ * new owner of the partition reads those messages again.
+ */
+export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
+  const maxBatch = options.maxBatchMessages ?? 1000;
+  const firstDelayMs = options.retryDelayMs ?? 250;
+  const { log, frontDoor } = options;
+  const stats: KafkaIngestStats = {
+    consumed: 0,
+    stored: 0,
+    duplicates: 0,
+    deadLettered: 0,
+    pauses: 0,
+    paused: false,
+    commits: 0,
+    commitsRefused: 0,
+  };
+  const consumer = new Consumer({
+    ...options.connection,
+    groupId: options.groupId,
+    // A member that died (SIGKILL) holds its partitions until its session expires: keep that short.
+    sessionTimeout: 10_000,
+    heartbeatInterval: 1_000,
+    rebalanceTimeout: 60_000,
+    retries: Number.MAX_SAFE_INTEGER,
+    retryDelay: 1000,
+  });
+  const deadLetters = new Producer<Buffer, Buffer, string, string>({
+    ...options.connection,
+    clientId: `${options.connection.clientId}-dlq`,
+    serializers: { headerKey: stringSerializers.headerKey, headerValue: stringSerializers.headerValue },
+    autocreateTopics: false,
+  });
+  let stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
+  const pending: RawMessage[] = [];
+  let wake: (() => void) | undefined;
+  const stopping = new AbortController();
+  let loop: Promise<void> | undefined;
+  /** A batch is being settled or committed. */
+  let busy = false;
+  /** The highest offset committed per partition by this member: a commit never moves it back. */
+  const committed = new Map<string, bigint>();
+
+  const onMessage = (message: RawMessage) => {
+    stats.consumed++;
+    pending.push(message);
+    if (pending.length >= maxBatch * 2) stream?.pause();
+    wake?.();
+  };
+
+  async function deadLetter(message: RawMessage, outcome: EventOutcome & { status: 'invalid' | 'failed' }) {
+    const reason = Buffer.from(outcome.reason).subarray(0, MAX_REASON_BYTES).toString('utf8');
+    await deadLetters.send({
+      acks: -1,
+      messages: [
+        {
+          topic: options.deadLetterTopic,
+          ...(message.key === undefined || message.key === null ? {} : { key: message.key }),
+          value: message.value ?? Buffer.alloc(0),
+          headers: new Map([
+            [DEAD_LETTER_HEADERS.reason, reason],
+            [DEAD_LETTER_HEADERS.status, outcome.status],
+            [DEAD_LETTER_HEADERS.topic, message.topic],
+            [DEAD_LETTER_HEADERS.partition, String(message.partition)],
+            [DEAD_LETTER_HEADERS.offset, String(message.offset)],
+          ]),
+        },
+      ],
+    });
+    stats.deadLettered++;
+    log.warn(
+      { topic: message.topic, partition: message.partition, offset: String(message.offset), reason },
+      `Kafka message not ingested (${outcome.status}); written to ${options.deadLetterTopic}`,
+    );
+  }
+
+  /**
+   * Settles every message of `batch`: stored, duplicate or dead-lettered. Resolves false when stopping cut it
+   * short (then nothing of it is committed and it all comes again).
+   */
+  async function settle(batch: readonly RawMessage[]): Promise<boolean> {
+    let open = batch.map((message) => ({ message, incoming: decode(message) }));
+    let delayMs = firstDelayMs;
+    while (open.length > 0) {
+      const outcomes = await frontDoor.submit(open.map(({ incoming }) => incoming));
+      const retry: typeof open = [];
+      let waitMs = 0;
+      for (let i = 0; i < open.length; i++) {
+        const outcome = outcomes[i]!;
+        const item = open[i]!;
+        if (outcome.status === 'stored') stats.stored++;
+        else if (outcome.status === 'duplicate') stats.duplicates++;
+        else if (outcome.status === 'unavailable') {
+          retry.push(item);
+          waitMs = Math.max(waitMs, delayMs, Math.min(outcome.retryAfterSeconds * 1000, 10_000));
+        } else {
+          try {
+            await deadLetter(item.message, outcome);
+          } catch (error) {
+            log.error(
+              { err: error },
+              `cannot write to the dead-letter topic ${options.deadLetterTopic}; retrying`,
+            );
+            retry.push(item);
+            waitMs = Math.max(waitMs, delayMs);
+          }
+        }
+      }
+      open = retry;
+      if (open.length === 0) break;
+      if (!stats.paused) {
+        stats.paused = true;
+        stats.pauses++;
+        stream?.pause();
+        log.warn({ waiting: open.length }, 'Kafka ingest paused: the store cannot take events now');
+      }
+      await sleep(waitMs, stopping.signal);
+      if (stopping.signal.aborted) return false;
+      delayMs = Math.min(delayMs * 2, 10_000);
+    }
+    if (stats.paused) {
+      stats.paused = false;
+      log.warn({}, 'Kafka ingest resumed: the store takes events again');
+    }
+    return true;
+  }
+
+  async function commit(batch: readonly RawMessage[]): Promise<void> {
+    const next = new Map<string, { topic: string; partition: number; offset: bigint }>();
+    for (const message of batch) {
+      const key = `${message.topic}:${message.partition}`;
+      const offset = message.offset + 1n;
+      if (offset > (next.get(key)?.offset ?? -1n) && offset > (committed.get(key) ?? -1n))
+        next.set(key, { topic: message.topic, partition: message.partition, offset });
+    }
+    if (next.size === 0) return;
+    const offsets = [...next.values()].map((entry) => ({ ...entry, leaderEpoch: -1 }));
+    try {
+      await consumer.commit({ offsets });
+      for (const [key, { offset }] of next) committed.set(key, offset);
+      stats.commits += offsets.length;
+    } catch (error) {
+      // The group moved on (a rebalance): the new owner reads these messages again and stores them once.
+      stats.commitsRefused += offsets.length;
+      log.warn(
+        { err: error },
+        'Kafka offsets not committed (group rebalanced); those messages will come again',
+      );
+    }
+  }
+
+  async function run(): Promise<void> {
+    while (!stopping.signal.aborted) {
+      if (pending.length === 0) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          stopping.signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+        wake = undefined;
+        continue;
+      }
+      // Let messages of the same fetch join the batch.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const batch = pending.splice(0, maxBatch);
+      busy = true;
+      try {
+        if (!(await settle(batch))) return;
+        await commit(batch);
+      } finally {
+        busy = false;
+      }
+      if (pending.length < maxBatch && !stopping.signal.aborted && stream?.isPaused()) stream.resume();
+    }
+  }
+
+  return {
+    stats,
+    async start() {
+      stream = await consumer.consume({
+        topics: [...options.topics],
+        autocommit: false,
+        mode: 'committed',
+        fallbackMode: options.startFrom ?? 'earliest',
+        maxWaitTime: 200,
+      });
+      stream.on('data', onMessage);
+      stream.on('error', (error: Error) => log.error({ err: error }, 'Kafka consumer error'));
+      loop = run().catch((error: unknown) => log.error({ err: error }, 'Kafka ingest stopped on an error'));
+      log.info({ topics: options.topics, group: options.groupId }, 'Kafka ingest started');
+    },
+    async close(timeoutMs = 10_000) {
+      stream?.pause();
+      // The batch in hand finishes (its commit included) unless the store stays away past the deadline.
+      const deadline = setTimeout(() => stopping.abort(), timeoutMs);
+      wake?.();
+      const idle = async () => {
+        while ((busy || pending.length > 0) && !stopping.signal.aborted)
+          await new Promise((resolve) => setTimeout(resolve, 10));
+      };
+      await idle();
+      stopping.abort();
+      clearTimeout(deadline);
+      await loop;
+      await stream?.close().catch(() => undefined);
+      await consumer.close().catch(() => undefined);
+      await deadLetters.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,270 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Consumer } from '@platformatic/kafka';
+import { createKafkaTransport, kafkaMessageKey, type OpenLineageEvent } from '@headwater/openlineage';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveKafkaConfig } from '../src/streams/kafka-config.js';
+import { DEAD_LETTER_HEADERS } from '../src/streams/kafka-ingest.js';
+import { backends, startServer } from './helpers/backends.js';
+import { spawnServer } from './helpers/child-server.js';
+import {
+  kafkaAvailable,
+  readTopic,
+  openLineagePython,
+  startKafkaBroker,
+  type KafkaBroker,
+} from './helpers/kafka-broker.js';
+import { privatePostgresUnavailable, startPrivatePostgres } from './helpers/private-postgres.js';
+import { runEvent, storedRunEvents, until } from './helpers/stream-events.js';
+
+const run = promisify(execFile);
+
+/** The store these tests write to: PostgreSQL where DATABASE_URL is set (always in CI), else the embedded one. */
+const backend = backends().at(-1)!;
+
+describe.skipIf(!kafkaAvailable('kafka-ingest'))(
+  `Kafka ingest on the ${backend.name} store`,
+  { timeout: 240_000 },
+  () => {
+    let broker: KafkaBroker;
+    const kafkaFor = (topic: string, group = `g-${topic}`) =>
+      resolveKafkaConfig(
+        {
+          'kafka-brokers': broker.bootstrap,
+          'kafka-topic': [topic],
+          'kafka-group': group,
+          'kafka-dead-letter-topic': `${topic}.dlq`,
+        },
+        {},
+      );
+
+    beforeAll(async () => {
+      broker = await startKafkaBroker();
+    });
+    afterAll(async () => {
+      await broker?.stop();
+    });
+
+    it("stores what the Python client's Kafka transport sends, keyed as our transport keys it", async () => {
+      const topic = 'python';
+      await broker.createTopics([topic, `${topic}.dlq`], 3);
+      const ctx = await startServer(backend, { kafka: kafkaFor(topic) });
+      try {
+        const script = `
+import sys, uuid
+from datetime import datetime, timezone
+from openlineage.client import OpenLineageClient
+from openlineage.client.transport.kafka import KafkaConfig, KafkaTransport
+from openlineage.client.event_v2 import Job, Run, RunEvent, RunState
+from openlineage.client.facet_v2 import parent_run
+client = OpenLineageClient(transport=KafkaTransport(KafkaConfig(config={"bootstrap.servers": sys.argv[1]}, topic=sys.argv[2], flush=False)))
+now = lambda: datetime.now(timezone.utc).isoformat()
+parent_id = str(uuid.uuid4())
+for i in range(60):
+    run_id = str(uuid.uuid4())
+    facets = {}
+    if i % 3 == 0:
+        facets["parent"] = parent_run.ParentRunFacet(
+            run=parent_run.Run(runId=parent_id), job=parent_run.Job(namespace="py", name="dag"),
+            root=parent_run.Root(run=parent_run.RootRun(runId=parent_id), job=parent_run.RootJob(namespace="py", name="root_dag")))
+    for state in (RunState.START, RunState.COMPLETE):
+        client.emit(RunEvent(eventType=state, eventTime=now(), run=Run(runId=run_id, facets=facets), job=Job(namespace="py", name=f"task_{i % 7}"), producer="https://example.com/py"))
+client.transport.wait_for_completion()
+print("sent")
+`;
+        const { stdout } = await run(openLineagePython(), ['-c', script, broker.bootstrap, topic]);
+        expect(stdout.trim()).toBe('sent');
+        await until(
+          '120 events stored',
+          () => storedRunEvents(ctx.url),
+          (count) => count >= 120,
+        );
+        expect(await storedRunEvents(ctx.url)).toBe(120);
+        expect(ctx.server.kafka!.stats).toMatchObject({ stored: 120, deadLettered: 0 });
+        const runs = (await (await fetch(`${ctx.url}/api/v1/namespaces/py/jobs/task_0/runs`)).json()) as {
+          runs: { state: string }[];
+        };
+        expect(runs.runs.length).toBeGreaterThan(0);
+        expect(runs.runs.every((r) => r.state === 'COMPLETED')).toBe(true);
+        // The Python transport's keys are the ones kafkaMessageKey (used by our transport and the proxy) gives.
+        const messages = await readTopic(broker.bootstrap, topic, 120);
+        const keys = messages.map((message) => [
+          message.key,
+          kafkaMessageKey(JSON.parse(message.value) as OpenLineageEvent),
+        ]);
+        expect(keys.filter(([sent, ours]) => sent !== ours)).toEqual([]);
+        expect(new Set(keys.map(([key]) => key))).toContain('run:py/root_dag');
+      } finally {
+        await ctx.stop();
+      }
+    });
+
+    it('writes poison messages to the dead-letter topic with the reason and moves on', async () => {
+      const topic = 'poison';
+      await broker.createTopics([topic, `${topic}.dlq`], 1);
+      const ctx = await startServer(backend, { kafka: kafkaFor(topic) });
+      const { Producer } = await import('@platformatic/kafka');
+      const producer = new Producer({ clientId: 'poison', bootstrapBrokers: [broker.bootstrap] });
+      try {
+        const good = (name: string) => Buffer.from(JSON.stringify(runEvent('poison', name, 'COMPLETE')));
+        await producer.send({
+          acks: -1,
+          messages: [
+            { topic, value: good('first') },
+            { topic, key: Buffer.from('k1'), value: Buffer.from('{"eventType": "START", not json') },
+            {
+              topic,
+              value: Buffer.from(
+                JSON.stringify({ ...runEvent('poison', 'bad', 'START'), eventTime: 'yesterday' }),
+              ),
+            },
+            { topic, value: Buffer.alloc(0) },
+            { topic, value: good('last') },
+          ],
+        });
+        await until(
+          'the two good events stored',
+          () => storedRunEvents(ctx.url),
+          (count) => count >= 2,
+        );
+        const dead = await readTopic(broker.bootstrap, `${topic}.dlq`, 3);
+        const summary = dead.map((message) => ({
+          offset: message.headers.get(DEAD_LETTER_HEADERS.offset),
+          topic: message.headers.get(DEAD_LETTER_HEADERS.topic),
+          status: message.headers.get(DEAD_LETTER_HEADERS.status),
+        }));
+        expect(summary).toEqual([
+          { offset: '1', topic, status: 'invalid' },
+          { offset: '2', topic, status: 'invalid' },
+          { offset: '3', topic, status: 'invalid' },
+        ]);
+        const reasons = dead.map((message) => message.headers.get(DEAD_LETTER_HEADERS.reason));
+        expect(reasons[0]).toMatch(/not valid JSON/);
+        expect(reasons[1]).toMatch(/eventTime/);
+        expect(reasons[2]).toMatch(/no value/);
+        expect(dead[0]!.key).toBe('k1');
+        expect(dead[0]!.value).toBe('{"eventType": "START", not json');
+        await until(
+          'the last offset committed',
+          () => ctx.server.kafka!.stats.commits,
+          (commits) => commits > 0,
+        );
+        expect(ctx.server.kafka!.stats).toMatchObject({ stored: 2, deadLettered: 3 });
+        // Everything is committed: a reader of the group starts after the last message.
+        const probe = new Consumer({
+          clientId: 'probe',
+          groupId: `g-${topic}`,
+          bootstrapBrokers: [broker.bootstrap],
+        });
+        const committed = await probe.listCommittedOffsets({ topics: [{ topic, partitions: [0] }] });
+        await probe.close();
+        expect(committed.get(topic)).toEqual([5n]);
+      } finally {
+        await producer.close();
+        await ctx.stop();
+      }
+    });
+
+    it('stores every event exactly once when the consumer is SIGKILLed mid-batch and restarted', async () => {
+      const topic = 'killed';
+      const total = 4000;
+      await broker.createTopics([topic, `${topic}.dlq`], 2);
+      const transport = createKafkaTransport({ topic, config: { 'bootstrap.servers': broker.bootstrap } });
+      for (let sent = 0; sent < total; sent += 500) {
+        const events = Array.from({ length: 500 }, (_, i) =>
+          runEvent('killed', `job_${(sent + i) % 50}`, 'COMPLETE'),
+        );
+        expect(await transport.emitBatch!(events)).toEqual({ status: 'success' });
+      }
+      await transport.close(1000);
+      const { config, cleanup } = await backend.fresh();
+      const args = [
+        ...(config.databaseUrl ? ['--database-url', config.databaseUrl] : ['--data-dir', config.dataDir]),
+        '--kafka-brokers',
+        broker.bootstrap,
+        '--kafka-topic',
+        topic,
+        '--kafka-group',
+        `g-${topic}`,
+        '--kafka-dead-letter-topic',
+        `${topic}.dlq`,
+      ];
+      try {
+        const first = await spawnServer(args);
+        const partial = await until(
+          'some events stored',
+          () => storedRunEvents(first.url),
+          (count) => count > 0,
+          60_000,
+        );
+        first.process.kill('SIGKILL');
+        await first.exited;
+        expect(partial).toBeLessThan(total);
+        const second = await spawnServer(args);
+        try {
+          await until(
+            `all ${total} events stored`,
+            () => storedRunEvents(second.url),
+            (count) => count >= total,
+            120_000,
+          );
+          // A little longer: anything delivered twice would show as more.
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          expect(await storedRunEvents(second.url)).toBe(total);
+        } finally {
+          second.process.kill('SIGTERM');
+          expect(await second.exited).toBe(0);
+        }
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it.skipIf(privatePostgresUnavailable() !== undefined && process.env.CI !== 'true')(
+      'pauses while PostgreSQL is down and resumes without losing or skipping anything',
+      async () => {
+        const topic = 'pg-down';
+        await broker.createTopics([topic, `${topic}.dlq`], 2);
+        const pg = await startPrivatePostgres();
+        const ctx = await startServer(backend, { databaseUrl: pg.url, kafka: kafkaFor(topic) });
+        const transport = createKafkaTransport({ topic, config: { 'bootstrap.servers': broker.bootstrap } });
+        const send = async (count: number, prefix: string) => {
+          const events = Array.from({ length: count }, (_, i) =>
+            runEvent('pg', `${prefix}_${i % 10}`, 'COMPLETE'),
+          );
+          expect(await transport.emitBatch!(events)).toEqual({ status: 'success' });
+        };
+        try {
+          await send(200, 'before');
+          await until(
+            '200 stored',
+            () => storedRunEvents(ctx.url),
+            (count) => count >= 200,
+          );
+          await pg.stop('fast');
+          await send(300, 'during');
+          await until(
+            'the consumer paused',
+            () => ctx.server.kafka!.stats.paused,
+            (paused) => paused,
+          );
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          await pg.start();
+          await until(
+            '500 stored',
+            () => storedRunEvents(ctx.url),
+            (count) => count >= 500,
+            90_000,
+          );
+          expect(await storedRunEvents(ctx.url)).toBe(500);
+          expect(ctx.server.kafka!.stats).toMatchObject({ paused: false, deadLettered: 0, stored: 500 });
+          expect(ctx.server.kafka!.stats.pauses).toBeGreaterThan(0);
+        } finally {
+          await transport.close(1000);
+          await ctx.stop();
+          await pg.destroy();
+        }
+      },
+    );
+  },
+);
