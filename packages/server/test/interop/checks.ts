@@ -13,6 +13,12 @@ export interface CheckContext {
 interface Run {
   id: string;
   state: string;
+  error?: {
+    message: string;
+    stackTrace: string | null;
+    programmingLanguage: string | null;
+    facet: string;
+  } | null;
   inputDatasetVersions: { datasetVersionId: { name: string }; facets: Record<string, unknown> }[];
   facets: Record<string, unknown>;
 }
@@ -80,17 +86,48 @@ export function producerChecks(context: () => CheckContext): void {
         (input.facets.dataQualityAssertions as { assertions?: Assertion[] } | undefined)?.assertions ?? [],
     );
 
+  it('every dataset and job the producers made answers 200 on its page, its runs and its lineage', async () => {
+    const { namespaces } = await get<{ namespaces: { name: string }[] }>('/api/v1/namespaces?limit=1000');
+    const paths: string[] = [];
+    for (const { name: namespace } of namespaces) {
+      const base = `/api/v1/namespaces/${q(namespace)}`;
+      const [{ datasets }, { jobs }] = await Promise.all([
+        get<{ datasets: { name: string }[] }>(`${base}/datasets?limit=1000`),
+        get<{ jobs: { name: string }[] }>(`${base}/jobs?limit=1000`),
+      ]);
+      for (const { name } of datasets) {
+        const node = q(`dataset:${namespace}:${name}`);
+        paths.push(`${base}/datasets/${q(name)}`, `/api/v1/lineage?nodeId=${node}&depth=5`);
+        paths.push(`/api/v1/column-lineage?nodeId=${node}&depth=5`);
+      }
+      for (const { name } of jobs) {
+        paths.push(`${base}/jobs/${q(name)}`, `${base}/jobs/${q(name)}/runs?limit=1000`);
+      }
+    }
+    const failures: { path: string; status: number }[] = [];
+    for (const path of paths) {
+      const { status } = await fetch(`${context().url}${path}`);
+      if (status !== 200) failures.push({ path, status });
+    }
+    expect(failures).toEqual([]);
+    expect(paths.length).toBeGreaterThan(100);
+  });
+
   describe('the Spark listener (pyspark, local mode)', () => {
     const sparkJob = (suffix: string) => `${SPARK_APP}.${suffix}`;
     const failing = sparkJob('execute_insert_into_hadoop_fs_relation_command.lake_ratios');
 
-    it('sent COMPLETE after FAIL for the failed write, and the run shows FAILED with its spark.exception error', async () => {
+    it('sent COMPLETE after FAIL for the failed write; the run API and root cause show FAILED with the spark.exception error', async () => {
       const { events } = await get<{ events: { eventType: string; job: { name: string } }[] }>(
         `/api/v1/events/lineage?sortDirection=asc&limit=10000`,
       );
       const sequence = events.filter((e) => e.job.name === failing).map((e) => e.eventType);
       expect(sequence.slice(-2)).toEqual(['FAIL', 'COMPLETE']);
-      expect(await stateOf(NAMESPACES.spark, failing)).toBe('FAILED');
+      const run = (await job(NAMESPACES.spark, failing)).latestRun;
+      expect(run?.state).toBe('FAILED');
+      expect(run?.error).toMatchObject({ facet: 'spark.exception', programmingLanguage: 'Java' });
+      expect(run?.error?.message).toContain('Job aborted due to stage failure');
+      expect(run?.error?.stackTrace).toContain('DIVIDE_BY_ZERO');
       const causes = await rootCause(fileNode('lake/ratios'));
       const failed = causes.find((c) => c.kind === 'failedRun');
       expect(failed?.nodeId).toBe(`job:${NAMESPACES.spark}:${failing}`);
@@ -169,6 +206,11 @@ export function producerChecks(context: () => CheckContext): void {
     it('a failed run shows FAILED with its errorMessage, in the run and in root cause', async () => {
       const failed = await job(NAMESPACES.python, 'export_customers');
       expect(failed.latestRun?.state).toBe('FAILED');
+      expect(failed.latestRun?.error).toMatchObject({
+        facet: 'errorMessage',
+        message: 'export target refused the connection',
+        programmingLanguage: 'python',
+      });
       expect(failed.latestRun?.facets).toHaveProperty(
         'errorMessage.message',
         'export target refused the connection',
