@@ -254,14 +254,16 @@ export function producerChecks(context: () => CheckContext): void {
 
     it('artifact mode: models completed, the failing test run shows FAILED, the passing ones COMPLETED', async () => {
       for (const model of ['stg_orders', 'stg_customers', 'customer_revenue'])
-        expect(await stateOf(NAMESPACES.dbtArtifacts, artifactJob(model))).toBe('COMPLETED');
-      expect(await stateOf(NAMESPACES.dbtArtifacts, artifactJob('stg_orders.test'))).toBe('COMPLETED');
-      expect(await stateOf(NAMESPACES.dbtArtifacts, artifactJob('customer_revenue.test'))).toBe('FAILED');
+        expect(await stateOf(NAMESPACES.dbtArtifacts, artifactJob(`${model}.build.run`))).toBe('COMPLETED');
+      expect(await stateOf(NAMESPACES.dbtArtifacts, artifactJob('stg_orders.build.test'))).toBe('COMPLETED');
+      expect(await stateOf(NAMESPACES.dbtArtifacts, artifactJob('customer_revenue.build.test'))).toBe(
+        'FAILED',
+      );
       expect(await stateOf(NAMESPACES.dbtArtifacts, `dbt-run-${DBT_PROJECT}`)).toBe('FAILED');
     });
 
     it('artifact mode: the test run carries every assertion, passing and failing, as sent', async () => {
-      const run = (await job(NAMESPACES.dbtArtifacts, artifactJob('customer_revenue.test'))).latestRun;
+      const run = (await job(NAMESPACES.dbtArtifacts, artifactJob('customer_revenue.build.test'))).latestRun;
       expect(
         assertionsOf(run).map(({ assertion, column, success, name }) => ({
           assertion,
