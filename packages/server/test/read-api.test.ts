@@ -521,6 +521,7 @@ describe.skipIf(!hasConformance()).each(backends())('read API on the $name store
       inputDatasetVersions: [ref('shop.orders', ordersVersion, { dataQualityAssertions: assertions })],
       outputDatasetVersions: [ref('shop.orders_clean', v1, { outputStatistics: statistics })],
       facets: { nominalTime, parent: parentFacet },
+      error: null,
     };
     const run2 = {
       id: RUN_2,
@@ -538,6 +539,7 @@ describe.skipIf(!hasConformance()).each(backends())('read API on the $name store
       inputDatasetVersions: [ref('shop.orders', ordersVersion)],
       outputDatasetVersions: [ref('shop.orders_clean', v2)],
       facets: { errorMessage: errorFacet },
+      error: { facet: 'errorMessage', message: 'boom', programmingLanguage: 'python', stackTrace: null },
     };
     return { run1, run2, jobVersion };
   }

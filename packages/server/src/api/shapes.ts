@@ -12,6 +12,7 @@
  */
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { HeadwaterError } from '../errors.js';
+import { ERROR_FACETS, runErrorOf, type RunError } from '../ingest/error-facets.js';
 import { nameUuid } from '../ingest/ids.js';
 import {
   columnLineageInto,
@@ -163,6 +164,8 @@ export interface RunJson {
   inputDatasetVersions: DatasetVersionRefJson[];
   outputDatasetVersions: DatasetVersionRefJson[];
   facets: Facets;
+  /** Beyond Marquez: the run's error, read from whichever error facet its producer sent (runErrorOf). */
+  error: RunError | null;
 }
 
 /** A job node of the lineage graph (Marquez's JobData). */
@@ -425,6 +428,7 @@ export function runJson(
     inputDatasetVersions: versions(0),
     outputDatasetVersions: versions(1),
     facets,
+    error: runErrorOf(facets),
   };
 }
 
@@ -923,6 +927,19 @@ export const sharedSchemas = titled([
         inputDatasetVersions: { type: 'array', items: ref('DatasetVersionRef') },
         outputDatasetVersions: { type: 'array', items: ref('DatasetVersionRef') },
         facets,
+        error: {
+          anyOf: [
+            object({
+              message: string,
+              stackTrace: nullableString,
+              programmingLanguage: nullableString,
+              facet: { type: 'string', enum: [...ERROR_FACETS] },
+            }),
+            { type: 'null' },
+          ],
+          description:
+            "Beyond Marquez: the error of a failed run, from the errorMessage facet, else the Spark listener's spark.exception",
+        },
       },
       ['jobVersion'],
     ),

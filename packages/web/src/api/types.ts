@@ -33,6 +33,16 @@ export interface Run {
   inputDatasetVersions?: DatasetVersionRef[];
   outputDatasetVersions?: DatasetVersionRef[];
   facets: Record<string, unknown>;
+  /** The run's error as the server reads it from the error facets producers send (errorMessage, spark.exception). */
+  error?: RunErrorInfo | null;
+}
+
+export interface RunErrorInfo {
+  message: string;
+  stackTrace: string | null;
+  programmingLanguage: string | null;
+  /** The run facet it was read from. */
+  facet: string;
 }
 
 export interface Field {

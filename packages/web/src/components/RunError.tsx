@@ -1,7 +1,10 @@
-/** The error message and stack trace a failed run reported (OpenLineage `errorMessage` run facet). */
-export function RunError({ facets }: { facets: Record<string, unknown> }) {
-  const error = facets.errorMessage as
-    { message?: string; stackTrace?: string; programmingLanguage?: string } | undefined;
+import type { RunErrorInfo } from '../api/types.js';
+
+/**
+ * The error message and stack trace a failed run reported, as the server reads them from whichever error facet
+ * the producer sent (`errorMessage`, the Spark listener's `spark.exception`).
+ */
+export function RunError({ error }: { error: RunErrorInfo | null | undefined }) {
   if (!error?.message) return null;
   return (
     <div className="run-error" aria-label="Error">
@@ -9,7 +12,10 @@ export function RunError({ facets }: { facets: Record<string, unknown> }) {
       <pre className="code code--error">{error.message}</pre>
       {error.stackTrace && (
         <details open>
-          <summary>Stack trace{error.programmingLanguage ? ` (${error.programmingLanguage})` : ''}</summary>
+          <summary>
+            Stack trace{error.programmingLanguage ? ` (${error.programmingLanguage})` : ''}
+            {error.facet !== 'errorMessage' ? ` from ${error.facet}` : ''}
+          </summary>
           <pre className="code">{error.stackTrace}</pre>
         </details>
       )}

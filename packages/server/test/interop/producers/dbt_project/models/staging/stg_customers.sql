@@ -1,0 +1,2 @@
+select customer_id, upper(country) as country
+from {{ source('raw', 'customers') }}
