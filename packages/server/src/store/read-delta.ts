@@ -9,7 +9,7 @@ type Ms = number;
  * to its own read side and stores it in the commit feed in the same statement as the batch, so that every
  * replica's read side takes exactly the same thing in the same order (see replica/read-side.ts).
  *
- * Rows are tuples to keep the feed small: a batch of 2,000 Spark-like events gives about 150 KB.
+ * Rows are tuples to keep the feed small.
  */
 export interface ReadDelta {
   /** [id, name, isHidden] of namespaces new or changed. */
