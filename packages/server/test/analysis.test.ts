@@ -86,6 +86,7 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
         {
           assertion: 'freshness',
           column: '_loaded_at',
+          name: null,
           severity: 'error',
           expected: '<= 24h',
           actual: '25h 55m',
@@ -279,7 +280,14 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
       expect(result.sameJob).toBe(true);
       expect(result.duration).toEqual({ from: 200_000, to: 200_000, change: 0 });
       expect(result.assertions).toEqual([
-        { dataset: demo.stagingOrders, assertion: 'freshness', column: '_loaded_at', from: true, to: false },
+        {
+          dataset: demo.stagingOrders,
+          assertion: 'freshness',
+          column: '_loaded_at',
+          name: null,
+          from: true,
+          to: false,
+        },
       ]);
       expect(result.inputs.map((d) => [d.dataset, d.status, d.rowCount])).toEqual([
         [demo.stagingCustomers, 'unchanged', { from: 52_507, to: 52_633, change: 126 }],

@@ -41,6 +41,8 @@ export interface CauseRun {
 export interface CauseAssertion {
   readonly assertion: string;
   readonly column: string;
+  /** The assertion's name, when the producer gave one. */
+  readonly name: string | null;
   readonly severity: string | null;
   readonly expected: string | null;
   readonly actual: string | null;
@@ -185,7 +187,7 @@ export function upstreamOf(source: AnalysisSource, target: AnalysisNode): Reache
  * {@link CAUSE_KINDS} order, then by nodeId):
  * - jobs whose latest run by `at` FAILED or ABORTED, and the run that created the target's current version if
  *   it did;
- * - datasets (the target included) whose latest quality assertions include failures;
+ * - datasets (the target included) where the latest result of an assertion, from any run, failed;
  * - datasets (the target included) not written by a COMPLETED run for over 1.5 x the median interval of
  *   their last 10 completed writes;
  * - versions of these datasets created after the target's last completed write (all of them if it never had
@@ -303,12 +305,13 @@ export async function rootCause(
           records
             .map(
               (a) =>
-                `${a.assertion}${a.column ? `(${a.column})` : ''} expected ${a.expected ?? '?'}, got ${a.actual ?? '?'}`,
+                `${a.name ?? a.assertion}${a.column ? `(${a.column})` : ''} expected ${a.expected ?? '?'}, got ${a.actual ?? '?'}`,
             )
             .join('; '),
         assertions: records.map((a) => ({
           assertion: a.assertion,
           column: a.column,
+          name: a.name,
           severity: a.severity,
           expected: a.expected,
           actual: a.actual,

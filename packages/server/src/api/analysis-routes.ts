@@ -18,30 +18,22 @@ import { latestEventTime } from '../store/queries/analysis.js';
 import type { AppDeps } from './app.js';
 import { parseNodeId, type NodeId } from './node-id.js';
 import { parseAsOf } from './as-of.js';
+import {
+  arrayOf,
+  boolean,
+  integer,
+  nullable,
+  nullableNumber,
+  nullableString,
+  nullableTime,
+  object,
+  string,
+  strings,
+  time,
+} from './schema-parts.js';
 import { plainJson, responses } from './shapes.js';
 
 // ---- schemas (documentation: responses are serialised with JSON.stringify, see plainJson) ------------------
-
-const string = { type: 'string' } as const;
-const nullableString = { type: ['string', 'null'] } as const;
-const time = { type: 'string', format: 'date-time' } as const;
-const nullableTime = { type: ['string', 'null'], format: 'date-time' } as const;
-const integer = { type: 'integer' } as const;
-const nullableNumber = { type: ['number', 'null'] } as const;
-const boolean = { type: 'boolean' } as const;
-const strings = { type: 'array', items: string } as const;
-const arrayOf = (items: unknown) => ({ type: 'array', items }) as const;
-const nullable = (schema: unknown) => ({ anyOf: [schema, { type: 'null' }] }) as const;
-
-function object(properties: Record<string, unknown>, description?: string) {
-  return {
-    type: 'object',
-    properties,
-    required: Object.keys(properties),
-    additionalProperties: false,
-    ...(description ? { description } : {}),
-  } as const;
-}
 
 const owner = object({ name: string, type: nullableString });
 const ownerRollup = object({ name: string, type: nullableString, nodes: strings });
@@ -87,6 +79,7 @@ const rootCauseSchema = object({
         object({
           assertion: string,
           column: string,
+          name: nullableString,
           severity: nullableString,
           expected: nullableString,
           actual: nullableString,
@@ -177,6 +170,7 @@ const flippedAssertion = object({
   dataset: string,
   assertion: string,
   column: string,
+  name: nullableString,
   from: boolean,
   to: boolean,
 });

@@ -1,3 +1,4 @@
+import { readAssertions, type AssertionResult } from './assertions.js';
 import { canonicalJson, contentHash64, contentUuid } from './ids.js';
 import type { EventDataset, FacetMap, NormalizedEvent, Ref } from './normalize.js';
 import { applyRunEvent, initialRunState, runStateOf, sameRunState } from './run-state.js';
@@ -110,15 +111,9 @@ export interface FacetUpsert {
   runUuid: string | null;
 }
 
-export interface AssertionUpsert {
+export interface AssertionUpsert extends AssertionResult {
   runUuid: string;
   datasetId: number;
-  assertion: string;
-  column: string;
-  success: boolean;
-  severity: string | null;
-  expected: string | null;
-  actual: string | null;
   eventTime: Ms;
 }
 
@@ -877,27 +872,11 @@ class Derivation {
   }
 
   #quality(runUuid: string, datasetId: number, mention: EventDataset, t: Ms): void {
-    const assertions = mention.ioFacets.dataQualityAssertions ?? mention.facets.dataQualityAssertions;
-    if (assertions && Array.isArray(assertions.assertions)) {
-      for (const item of assertions.assertions as unknown[]) {
-        if (!isObject(item) || typeof item.assertion !== 'string' || typeof item.success !== 'boolean')
-          continue;
-        const column = str(item.column) ?? '';
-        const key = [runUuid, datasetId, item.assertion, column].join('\u0000');
-        const existing = this.changes.assertions.get(key);
-        if (existing && existing.eventTime > t) continue;
-        this.changes.assertions.set(key, {
-          runUuid,
-          datasetId,
-          assertion: item.assertion,
-          column,
-          success: item.success,
-          severity: str(item.severity),
-          expected: textOf(item.expected),
-          actual: textOf(item.actual),
-          eventTime: t,
-        });
-      }
+    for (const result of readAssertions([mention.ioFacets, mention.facets])) {
+      const key = [runUuid, datasetId, result.identity].join('\u0000');
+      const existing = this.changes.assertions.get(key);
+      if (existing && existing.eventTime > t) continue;
+      this.changes.assertions.set(key, { runUuid, datasetId, ...result, eventTime: t });
     }
     const metrics = mention.ioFacets.dataQualityMetrics ?? mention.facets.dataQualityMetrics;
     if (metrics) {
@@ -1035,11 +1014,6 @@ function timeOf(value: unknown): Ms | null {
   if (typeof value !== 'string') return null;
   const ms = Date.parse(value);
   return Number.isFinite(ms) ? ms : null;
-}
-
-function textOf(value: unknown): string | null {
-  if (value === undefined || value === null) return null;
-  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 /** The source type from a dataSource URI's scheme, upper-cased like Marquez's source types. */

@@ -4,6 +4,7 @@
  * moment the analysis looks at, so that an as-of analysis can reuse them unchanged.
  */
 import { ERROR_FACETS, runErrorOf } from '../../ingest/error-facets.js';
+import type { AssertionResult } from '../../ingest/assertions.js';
 import type { Queryable } from '../db.js';
 import { compareText } from './lookup.js';
 import { RUN_ORDER, runIo } from './runs.js';
@@ -85,27 +86,17 @@ export async function currentVersionCreators(
   return new Map(rows.map((row) => [row.id, row.run]));
 }
 
-/** A data-quality assertion result. */
-export interface AssertionRecord {
+/** A data-quality assertion result, as stored (the fields a producer sent are those of src/ingest/assertions.ts). */
+export interface AssertionRecord extends AssertionResult {
   readonly datasetId: number;
   readonly runUuid: string;
-  readonly assertion: string;
-  /** '' when the assertion is about the whole dataset. */
-  readonly column: string;
-  readonly success: boolean;
-  readonly severity: string | null;
-  readonly expected: string | null;
-  readonly actual: string | null;
   readonly at: Date;
 }
 
-const ASSERTION_COLUMNS = `a.dataset_id AS "datasetId", a.run_uuid::text AS "runUuid", a.assertion,
-  a.column_name AS column, a.success, a.severity, a.expected, a.actual, a.event_time AS at`;
+const ASSERTION_COLUMNS = `a.dataset_id AS "datasetId", a.run_uuid::text AS "runUuid", a.identity, a.assertion,
+  a.column_name AS column, a.name, a.description, a.success, a.severity, a.expected, a.actual, a.event_time AS at`;
 
-/**
- * The failing assertions among the latest results of each dataset: per dataset, the run that last reported
- * assertions on it by `at`, and of that run's assertions the ones that failed, by assertion and column.
- */
+/** The failing ones among {@link latestAssertions}. */
 export async function latestFailedAssertions(
   db: Queryable,
   datasetIds: readonly number[],
@@ -115,33 +106,54 @@ export async function latestFailedAssertions(
 }
 
 /**
- * The latest assertion results of each dataset: per dataset, the assertions of the run that last reported
- * assertions on it by `at`, by assertion and column.
+ * A dataset's quality by `at`: the latest result of each distinct assertion (by identity) from any run that
+ * reported on it, so that a failing test is not hidden by a later run that checked something else (dbt-ol sends
+ * one run per test). Ordered by dataset, assertion, column and identity.
  */
 export async function latestAssertions(
   db: Queryable,
   datasetIds: readonly number[],
-  at: Date,
+  at: Date | null,
 ): Promise<AssertionRecord[]> {
   if (datasetIds.length === 0) return [];
   return db.query<AssertionRecord>(
-    `SELECT ${ASSERTION_COLUMNS} FROM unnest($1::int[]) AS wanted(dataset_id)
-     CROSS JOIN LATERAL (
-       SELECT run_uuid FROM dq_assertions
-       WHERE dataset_id = wanted.dataset_id AND event_time <= $2
-       ORDER BY event_time DESC, run_uuid DESC LIMIT 1) latest
-     JOIN dq_assertions a ON a.run_uuid = latest.run_uuid AND a.dataset_id = wanted.dataset_id
-     ORDER BY a.dataset_id, a.assertion, a.column_name`,
-    [datasetIds, at.toISOString()],
+    `SELECT * FROM (
+       SELECT DISTINCT ON (a.dataset_id, a.identity) ${ASSERTION_COLUMNS} FROM dq_assertions a
+       WHERE a.dataset_id = ANY($1::int[]) AND ($2::timestamptz IS NULL OR a.event_time <= $2)
+       ORDER BY a.dataset_id, a.identity, a.event_time DESC, a.run_uuid DESC) latest
+     ORDER BY "datasetId", assertion, "column", identity`,
+    [datasetIds, at?.toISOString() ?? null],
   );
 }
 
-/** The assertions the runs reported, ordered by run, dataset, assertion and column. */
+/**
+ * The results of each assertion on a dataset (by `at` unless null), newest first per identity, at most
+ * `perAssertion` of each: the history behind {@link latestAssertions} (its first row per identity is the latest).
+ */
+export function assertionHistory(
+  db: Queryable,
+  datasetId: number,
+  at: Date | null,
+  perAssertion: number,
+): Promise<AssertionRecord[]> {
+  return db.query<AssertionRecord>(
+    `SELECT "datasetId", "runUuid", identity, assertion, "column", name, description, success, severity,
+            expected, actual, at FROM (
+       SELECT ${ASSERTION_COLUMNS},
+              row_number() OVER (PARTITION BY a.identity ORDER BY a.event_time DESC, a.run_uuid DESC) AS n
+       FROM dq_assertions a
+       WHERE a.dataset_id = $1 AND ($2::timestamptz IS NULL OR a.event_time <= $2)) ranked
+     WHERE n <= $3 ORDER BY identity, at DESC, "runUuid" DESC`,
+    [datasetId, at?.toISOString() ?? null, perAssertion],
+  );
+}
+
+/** The assertions the runs reported, ordered by run, dataset, assertion, column and identity. */
 export function runAssertions(db: Queryable, uuids: readonly string[]): Promise<AssertionRecord[]> {
   if (uuids.length === 0) return Promise.resolve([]);
   return db.query<AssertionRecord>(
     `SELECT ${ASSERTION_COLUMNS} FROM dq_assertions a WHERE a.run_uuid = ANY($1::uuid[])
-     ORDER BY a.run_uuid, a.dataset_id, a.assertion, a.column_name`,
+     ORDER BY a.run_uuid, a.dataset_id, a.assertion, a.column_name, a.identity`,
     [uuids],
   );
 }
