@@ -261,7 +261,7 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
     db: deps.db,
     state: deps.state,
     graph: deps.graph,
-    columnGraph: deps.columnGraph,
+    columnGraph: deps.columnGraph.analysisView,
   };
   const timeOf = async (at: string | undefined): Promise<AnalysisTime> => {
     if (at !== undefined) return { at: new Date(at) };

@@ -83,7 +83,7 @@ const limit = (description: string, fallback: number) => ({
 /** GET .../datasets/{dataset}/quality and GET /api/v1/jobs/runs/{id}/quality. */
 export function registerQualityRoutes(app: FastifyInstance, deps: AppDeps): void {
   const { db, state } = deps;
-  const source = { db, state, graph: deps.graph, columnGraph: deps.columnGraph };
+  const source = { db, state, graph: deps.graph, columnGraph: deps.columnGraph.analysisView };
 
   app.get<{
     Params: { namespace: string; dataset: string };

@@ -27,6 +27,7 @@ import type { NamespaceRecord } from '../store/queries/namespaces.js';
 import { findRuns, latestRunsOfJobs, runIo, type RunRecord } from '../store/queries/runs.js';
 import type { SourceRecord } from '../store/queries/sources.js';
 import type { Queryable } from '../store/db.js';
+import { DATASET_FIELD } from '../graph/column-graph.js';
 import type { JobEdges } from '../graph/lineage-graph.js';
 import type { AppDeps } from './app.js';
 
@@ -116,6 +117,11 @@ export interface DatasetJson extends DatasetNodeData {
   currentVersion: string | null;
   /** Left out when no column lineage leads into the dataset, as in Marquez. */
   columnLineage?: ColumnLineageJson[];
+  /**
+   * Input columns that influence the whole dataset (the columnLineage facet's `dataset` list: JOIN, FILTER,
+   * GROUP_BY, SORT...); a Headwater addition, left out when there are none.
+   */
+  datasetInputFields?: ColumnLineageInputFieldJson[];
   facets: Facets;
   /** The last lifecycle state was DROP (not the soft delete). */
   deleted: boolean;
@@ -335,10 +341,13 @@ export function datasetJson(
   columnLineage: readonly ColumnLineageRecord[],
 ): DatasetJson {
   const data = datasetNodeData(record);
+  const ofFields = columnLineage.filter((r) => r.outputField !== DATASET_FIELD);
+  const ofDataset = columnLineage.filter((r) => r.outputField === DATASET_FIELD);
   return {
     ...data,
     currentVersion: record.currentVersion,
-    ...(columnLineage.length > 0 ? { columnLineage: columnLineageJson(columnLineage) } : {}),
+    ...(ofFields.length > 0 ? { columnLineage: columnLineageJson(ofFields) } : {}),
+    ...(ofDataset.length > 0 ? { datasetInputFields: columnLineageJson(ofDataset)[0]!.inputFields } : {}),
     facets,
     deleted: record.lifecycleState === 'DROP',
   };
@@ -802,6 +811,18 @@ function object(properties: Record<string, unknown>, optional: readonly string[]
 const ref = (id: string) => ({ $ref: `${id}#` }) as const;
 const nullableRef = (id: string) => ({ anyOf: [ref(id), { type: 'null' }] }) as const;
 
+/** An input field of column lineage, as Marquez shows it. */
+const inputFieldSchema = object(
+  {
+    namespace: string,
+    dataset: string,
+    field: string,
+    transformationDescription: string,
+    transformationType: string,
+  },
+  ['transformationDescription', 'transformationType'],
+);
+
 const datasetNodeDataProperties = {
   id: ref('EntityId'),
   type: { type: 'string', enum: ['DB_TABLE', 'STREAM'] },
@@ -880,16 +901,7 @@ export const sharedSchemas = titled([
         name: string,
         inputFields: {
           type: 'array',
-          items: object(
-            {
-              namespace: string,
-              dataset: string,
-              field: string,
-              transformationDescription: string,
-              transformationType: string,
-            },
-            ['transformationDescription', 'transformationType'],
-          ),
+          items: inputFieldSchema,
         },
         transformationDescription: string,
         transformationType: string,
@@ -935,10 +947,17 @@ export const sharedSchemas = titled([
         ...datasetNodeDataProperties,
         currentVersion: { type: ['string', 'null'], format: 'uuid' },
         columnLineage: { type: 'array', items: ref('ColumnLineage') },
+        datasetInputFields: {
+          type: 'array',
+          description:
+            "Headwater: input columns that influence the whole dataset (the columnLineage facet's `dataset` " +
+            'list: JOIN, FILTER, GROUP_BY, SORT...); column impact analysis counts them',
+          items: inputFieldSchema,
+        },
         facets,
         deleted: { type: 'boolean', description: 'The last lifecycle state was DROP' },
       },
-      ['columnLineage'],
+      ['columnLineage', 'datasetInputFields'],
     ),
   },
   {
