@@ -89,11 +89,19 @@ const rootCauseSchema = object({
       ),
       staleness: nullable(
         object({
-          lastWriteAt: time,
-          medianIntervalMs: { type: 'number' },
+          lastWriteAt: { ...time, description: 'The last completed write, by any job' },
+          medianIntervalMs: { type: 'number', description: 'The usual interval: that of `job`' },
           ageMs: { type: 'number' },
           thresholdMs: { type: 'number' },
           writes: integer,
+          job: { ...string, description: 'The writer that writes the dataset most often' },
+          floorMs: {
+            type: 'number',
+            description: 'Writes closer than this count as one; the least interval',
+          },
+          writers: arrayOf(
+            object({ job: string, lastWriteAt: time, medianIntervalMs: { type: 'number' }, writes: integer }),
+          ),
         }),
       ),
       schemaChange: nullable(
@@ -278,8 +286,9 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
           'Why a dataset, column or job may be wrong: failed runs, failed assertions, stale data, schema changes',
         description:
           'Walks upstream and lists, nearest first, jobs whose latest run failed or aborted, datasets whose ' +
-          'latest assertions failed, datasets not written for over 1.5 x their usual interval (the median of ' +
-          'their last 10 completed writes), and schema changes since the target was last written, each with the ' +
+          'latest assertions failed, datasets not written for over 1.5 x their usual interval (per writing job, the ' +
+          'median of its last 10 completed writes, bursts as one write, at least 15 minutes; the most frequent ' +
+          'writer counts), and schema changes since the target was last written, each with the ' +
           'path from the target.',
         querystring: {
           type: 'object',

@@ -158,31 +158,40 @@ export function runAssertions(db: Queryable, uuids: readonly string[]): Promise<
   );
 }
 
+/** A completed write of a dataset: the writing job and when its run ended. */
+export interface WriteRecord {
+  readonly jobId: number;
+  readonly endedAt: Date;
+}
+
 /**
- * When the last `perDataset` COMPLETED runs that wrote each dataset ended, by `at`, newest first: dataset id ->
- * end times. Datasets no completed run wrote are absent.
+ * When the last `perJob` COMPLETED runs of each job that wrote each dataset ended, by `at` (out of the dataset's
+ * last 1,000 completed writes), newest first: dataset id -> writes. Datasets no completed run wrote are absent.
  */
 export async function completedWrites(
   db: Queryable,
   datasetIds: readonly number[],
   at: Date,
-  perDataset: number,
-): Promise<Map<number, Date[]>> {
-  const result = new Map<number, Date[]>();
+  perJob: number,
+): Promise<Map<number, WriteRecord[]>> {
+  const result = new Map<number, WriteRecord[]>();
   if (datasetIds.length === 0) return result;
-  const rows = await db.query<{ id: number; endedAt: Date }>(
-    `SELECT wanted.id, w.ended_at AS "endedAt" FROM unnest($1::int[]) AS wanted(id)
+  const rows = await db.query<WriteRecord & { id: number }>(
+    `SELECT wanted.id, w.job_id AS "jobId", w.ended_at AS "endedAt" FROM unnest($1::int[]) AS wanted(id)
      CROSS JOIN LATERAL (
-       SELECT r.ended_at FROM run_io io JOIN runs r ON r.uuid = io.run_uuid
-       WHERE io.dataset_id = wanted.id AND io.direction = 1 AND r.state = 'COMPLETED' AND r.ended_at <= $2
-       ORDER BY r.ended_at DESC LIMIT $3) w
-     ORDER BY wanted.id, w.ended_at DESC`,
-    [datasetIds, at.toISOString(), perDataset],
+       SELECT job_id, ended_at FROM (
+         SELECT job_id, ended_at, row_number() OVER (PARTITION BY job_id ORDER BY ended_at DESC) AS n FROM (
+           SELECT r.job_id, r.ended_at FROM run_io io JOIN runs r ON r.uuid = io.run_uuid
+           WHERE io.dataset_id = wanted.id AND io.direction = 1 AND r.state = 'COMPLETED' AND r.ended_at <= $2
+           ORDER BY r.ended_at DESC LIMIT 1000) recent) ranked
+       WHERE n <= $3) w
+     ORDER BY wanted.id, w.ended_at DESC, w.job_id`,
+    [datasetIds, at.toISOString(), perJob],
   );
-  for (const row of rows) {
-    let list = result.get(row.id);
-    if (!list) result.set(row.id, (list = []));
-    list.push(row.endedAt);
+  for (const { id, ...write } of rows) {
+    let list = result.get(id);
+    if (!list) result.set(id, (list = []));
+    list.push(write);
   }
   return result;
 }
