@@ -29,6 +29,7 @@ import type { SourceRecord } from '../store/queries/sources.js';
 import type { Queryable } from '../store/db.js';
 import { DATASET_FIELD } from '../graph/column-graph.js';
 import type { JobEdges } from '../graph/lineage-graph.js';
+import type { ServerConfig } from '../config.js';
 import type { AppDeps } from './app.js';
 
 // ---- JSON shapes -------------------------------------------------------------------------------------------
@@ -169,6 +170,11 @@ export interface RunJson {
   inputDatasetVersions: DatasetVersionRefJson[];
   outputDatasetVersions: DatasetVersionRefJson[];
   facets: Facets;
+  /**
+   * Headwater: present (true) on a RUNNING run with no event for longer than `--stale-run-after`; the run may
+   * never end (a producer died, Spark's internal jobs send only START).
+   */
+  stale?: true;
 }
 
 /** A job node of the lineage graph (Marquez's JobData). */
@@ -404,10 +410,24 @@ function runArgs(facets: Facets): Record<string, string> {
 }
 
 /** Builds a Run from its record, its latest merged run facets and the dataset versions it read and wrote. */
+/**
+ * Whether a run is stale: RUNNING with its last event (`updatedAt`) more than `staleAfterMs` before `now` (the
+ * wall clock: a run is stale because nothing arrived for so long, whatever the event times of other runs).
+ */
+export function isStaleRun(
+  record: Pick<RunRecord, 'state' | 'updatedAt'>,
+  staleAfterMs: number,
+  now = Date.now(),
+): boolean {
+  return record.state === 'RUNNING' && now - record.updatedAt.getTime() > staleAfterMs;
+}
+
+/** Builds a Run; with `staleAfterMs`, a stale run (see {@link isStaleRun}) is flagged. */
 export function runJson(
   record: RunRecord,
   facets: Facets,
   io: readonly { direction: number; namespace: string; name: string; version: string; facets: Facets }[],
+  staleAfterMs?: number,
 ): RunJson {
   const versions = (direction: number) =>
     io
@@ -434,6 +454,7 @@ export function runJson(
     inputDatasetVersions: versions(0),
     outputDatasetVersions: versions(1),
     facets,
+    ...(staleAfterMs !== undefined && isStaleRun(record, staleAfterMs) ? { stale: true as const } : {}),
   };
 }
 
@@ -563,14 +584,24 @@ export function jobVersionJson(
 // ---- loaders: a fixed number of queries whatever the page size -------------------------------------------
 
 /** The Run of each record (its facets and dataset versions in one query each), in the records' order. */
-export async function runsJson(db: Queryable, records: readonly RunRecord[]): Promise<RunJson[]> {
+export async function runsJson(
+  db: Queryable,
+  records: readonly RunRecord[],
+  staleAfterMs?: number,
+): Promise<RunJson[]> {
   const uuids = [...new Set(records.map((record) => record.uuid))];
   const [facets, io] = await Promise.all([latestFacets(db, 'run', uuids), runIo(db, uuids)]);
-  return records.map((record) => runJson(record, facets.get(record.uuid) ?? {}, io.get(record.uuid) ?? []));
+  return records.map((record) =>
+    runJson(record, facets.get(record.uuid) ?? {}, io.get(record.uuid) ?? [], staleAfterMs),
+  );
 }
 
 /** The Runs with these uuids (three queries); unknown uuids are absent from the map. */
-export async function loadRuns(db: Queryable, uuids: readonly string[]): Promise<Map<string, RunJson>> {
+export async function loadRuns(
+  db: Queryable,
+  uuids: readonly string[],
+  staleAfterMs?: number,
+): Promise<Map<string, RunJson>> {
   const unique = [...new Set(uuids)];
   const [records, facets, io] = await Promise.all([
     findRuns(db, unique),
@@ -580,7 +611,7 @@ export async function loadRuns(db: Queryable, uuids: readonly string[]): Promise
   return new Map(
     records.map((record) => [
       record.uuid,
-      runJson(record, facets.get(record.uuid) ?? {}, io.get(record.uuid) ?? []),
+      runJson(record, facets.get(record.uuid) ?? {}, io.get(record.uuid) ?? [], staleAfterMs),
     ]),
   );
 }
@@ -625,12 +656,12 @@ export async function loadDatasetNodeData(
 const LATEST_RUNS = 10;
 
 async function assembleJobs(
-  deps: Pick<AppDeps, 'db' | 'state' | 'graph'>,
+  deps: Pick<AppDeps, 'db' | 'state' | 'graph'> & { readonly config?: Pick<ServerConfig, 'staleRunAfterMs'> },
   records: readonly JobRecord[],
   facets: Map<number, Facets>,
   latest: Map<number, RunRecord[]>,
 ): Promise<JobJson[]> {
-  const runs = await runsJson(deps.db, [...latest.values()].flat());
+  const runs = await runsJson(deps.db, [...latest.values()].flat(), deps.config?.staleRunAfterMs);
   const byUuid = new Map(runs.map((run) => [run.id, run]));
   return records.map((record) =>
     jobJson(
@@ -935,8 +966,15 @@ export const sharedSchemas = titled([
         inputDatasetVersions: { type: 'array', items: ref('DatasetVersionRef') },
         outputDatasetVersions: { type: 'array', items: ref('DatasetVersionRef') },
         facets,
+        stale: {
+          type: 'boolean',
+          enum: [true],
+          description:
+            'Headwater: present on a RUNNING run with no event for longer than --stale-run-after ' +
+            '(HEADWATER_STALE_RUN_AFTER, default 24h); the stored events are unchanged',
+        },
       },
-      ['jobVersion'],
+      ['jobVersion', 'stale'],
     ),
   },
   { $id: 'DatasetData', ...object(datasetNodeDataProperties) },

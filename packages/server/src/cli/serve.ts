@@ -16,6 +16,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       'max-body-bytes': { type: 'string' },
       'max-batch-events': { type: 'string' },
       'log-level': { type: 'string' },
+      'stale-run-after': { type: 'string' },
     },
     strict: true,
   });

@@ -33,6 +33,8 @@ export interface Run {
   inputDatasetVersions?: DatasetVersionRef[];
   outputDatasetVersions?: DatasetVersionRef[];
   facets: Record<string, unknown>;
+  /** Present on a RUNNING run that has sent no event for longer than the server's `--stale-run-after`. */
+  stale?: true;
 }
 
 export interface Field {
