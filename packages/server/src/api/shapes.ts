@@ -12,6 +12,7 @@
  */
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { HeadwaterError } from '../errors.js';
+import { runErrorOf, type RunError } from '../ingest/error-facets.js';
 import { nameUuid } from '../ingest/ids.js';
 import {
   columnLineageInto,
@@ -170,6 +171,11 @@ export interface RunJson {
   inputDatasetVersions: DatasetVersionRefJson[];
   outputDatasetVersions: DatasetVersionRefJson[];
   facets: Facets;
+  /**
+   * Headwater: the error the run reported, read from the facets producers really use (errorMessage, Spark's
+   * spark.exception; see src/ingest/error-facets.ts); left out when there is none.
+   */
+  error?: RunError;
   /**
    * Headwater: present (true) on a RUNNING run with no event for longer than `--stale-run-after`; the run may
    * never end (a producer died, Spark's internal jobs send only START).
@@ -437,6 +443,7 @@ export function runJson(
         facets: entry.facets,
       }));
   const { startedAt, endedAt } = record;
+  const error = runErrorOf(facets);
   return {
     id: record.uuid,
     createdAt: iso(record.createdAt),
@@ -454,6 +461,7 @@ export function runJson(
     inputDatasetVersions: versions(0),
     outputDatasetVersions: versions(1),
     facets,
+    ...(error ? { error } : {}),
     ...(staleAfterMs !== undefined && isStaleRun(record, staleAfterMs) ? { stale: true as const } : {}),
   };
 }
@@ -966,6 +974,20 @@ export const sharedSchemas = titled([
         inputDatasetVersions: { type: 'array', items: ref('DatasetVersionRef') },
         outputDatasetVersions: { type: 'array', items: ref('DatasetVersionRef') },
         facets,
+        error: {
+          ...object(
+            {
+              message: string,
+              stackTrace: { type: ['string', 'null'] },
+              programmingLanguage: { type: ['string', 'null'] },
+              facet: { type: 'string', enum: ['errorMessage', 'spark.exception'] },
+            },
+            [],
+          ),
+          description:
+            'Headwater: the error the run reported, from the errorMessage facet, else spark.exception; ' +
+            'left out when there is none',
+        },
         stale: {
           type: 'boolean',
           enum: [true],
@@ -974,7 +996,7 @@ export const sharedSchemas = titled([
             '(HEADWATER_STALE_RUN_AFTER, default 24h); the stored events are unchanged',
         },
       },
-      ['jobVersion', 'stale'],
+      ['jobVersion', 'error', 'stale'],
     ),
   },
   { $id: 'DatasetData', ...object(datasetNodeDataProperties) },

@@ -3,6 +3,8 @@
  * uses are declared; the server sends more.
  */
 
+import type { RunError as RunErrorJson } from '../../../server/src/ingest/error-facets.js';
+
 export type RunState = 'NEW' | 'RUNNING' | 'COMPLETED' | 'ABORTED' | 'FAILED' | 'OTHER';
 
 export interface Namespace {
@@ -33,6 +35,8 @@ export interface Run {
   inputDatasetVersions?: DatasetVersionRef[];
   outputDatasetVersions?: DatasetVersionRef[];
   facets: Record<string, unknown>;
+  /** The error the run reported (errorMessage or spark.exception facet), as the server reads it. */
+  error?: RunErrorJson;
   /** Present on a RUNNING run that has sent no event for longer than the server's `--stale-run-after`. */
   stale?: true;
 }

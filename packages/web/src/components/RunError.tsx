@@ -1,8 +1,12 @@
-/** The error message and stack trace a failed run reported (OpenLineage `errorMessage` run facet). */
-export function RunError({ facets }: { facets: Record<string, unknown> }) {
-  const error = facets.errorMessage as
-    { message?: string; stackTrace?: string; programmingLanguage?: string } | undefined;
-  if (!error?.message) return null;
+import type { Run } from '../api/types.js';
+
+/**
+ * The error and stack trace a failed run reported, as the server reads it from the facets producers really use
+ * (errorMessage, Spark's spark.exception): the same reader as root cause.
+ */
+export function RunError({ run }: { run: Pick<Run, 'error'> }) {
+  const { error } = run;
+  if (!error) return null;
   return (
     <div className="run-error" aria-label="Error">
       <h3>Error</h3>

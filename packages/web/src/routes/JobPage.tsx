@@ -191,7 +191,7 @@ function LatestRun({ run }: { run: Run }) {
           </Link>
         </dd>
       </dl>
-      <RunError facets={run.facets} />
+      <RunError run={run} />
     </div>
   );
 }

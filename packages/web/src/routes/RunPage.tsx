@@ -58,7 +58,7 @@ function RunView({ run }: { run: Run }) {
             )}
           </dd>
         </dl>
-        <RunError facets={run.facets} />
+        <RunError run={run} />
       </section>
       <section className="card">
         <h2>Datasets read and written</h2>

@@ -1,6 +1,7 @@
 /**
- * Runs that only ever sent START (Spark's internal RDD jobs, a producer that died) are flagged stale once no event
- * came for longer than --stale-run-after; the stored events and the run's state are not changed.
+ * What the run API tells beyond Marquez: runs that only ever sent START (Spark's internal RDD jobs, a producer
+ * that died) are flagged stale once no event came for longer than --stale-run-after (the stored events and the
+ * run's state are not changed); a failed run's error is read from the facets producers really send.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +28,7 @@ describe.each(backends())('stale runs on the $name store', (backend) => {
   const old = randomUUID();
   const fresh = randomUUID();
   const done = randomUUID();
+  const failed = randomUUID();
   const now = Date.now();
 
   beforeAll(async () => {
@@ -62,6 +64,36 @@ describe.each(backends())('stale runs on the $name store', (backend) => {
       }),
     );
   });
+  it("reads a failed run's error from Spark's spark.exception facet, as root cause does", async () => {
+    await api.post(
+      runEvent({
+        eventType: 'FAIL',
+        time: now - 1000,
+        runId: failed,
+        job: 'spark.app',
+        namespace: 'spark',
+        runFacets: {
+          'spark.exception': {
+            _producer: 'https://github.com/OpenLineage/OpenLineage/tree/1.53.0/integration/spark',
+            _schemaURL: 'https://openlineage.io/spark-exception.json',
+            message: 'Job aborted due to stage failure',
+            stackTrace: 'org.apache.spark.SparkException: Job aborted\n\tat ...',
+          },
+        },
+      }),
+    );
+    const run = await api.get<{ state: string; error?: Record<string, unknown> }>(
+      `/api/v1/jobs/runs/${failed}`,
+    );
+    expect(run.error).toEqual({
+      message: 'Job aborted due to stage failure',
+      stackTrace: 'org.apache.spark.SparkException: Job aborted\n\tat ...',
+      programmingLanguage: 'Java',
+      facet: 'spark.exception',
+    });
+    expect((await api.get<{ error?: unknown }>(`/api/v1/jobs/runs/${done}`)).error).toBeUndefined();
+  });
+
   afterAll(async () => {
     await ctx?.stop();
   });
