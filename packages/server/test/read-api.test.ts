@@ -538,6 +538,7 @@ describe.skipIf(!hasConformance()).each(backends())('read API on the $name store
       inputDatasetVersions: [ref('shop.orders', ordersVersion)],
       outputDatasetVersions: [ref('shop.orders_clean', v2)],
       facets: { errorMessage: errorFacet },
+      error: { message: 'boom', stackTrace: null, programmingLanguage: 'python', facet: 'errorMessage' },
     };
     return { run1, run2, jobVersion };
   }

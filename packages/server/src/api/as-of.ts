@@ -16,6 +16,7 @@ import {
 import { withInputFacets, type Facets } from '../store/queries/facets.js';
 import { jobTags, type JobRecord } from '../store/queries/jobs.js';
 import { runIo, type RunRecord } from '../store/queries/runs.js';
+import type { ServerConfig } from '../config.js';
 import type { AppDeps } from './app.js';
 import {
   datasetJson,
@@ -246,7 +247,7 @@ async function jobsAsOfWithRuns(
  * location and the datasets it had read and written.
  */
 async function runsJsonAsOf(
-  { db, state }: StoreDeps,
+  { db, state, config }: StoreDeps & { readonly config?: Pick<ServerConfig, 'staleRunAfterMs'> },
   runs: readonly RunAsOf[],
   at: Date,
 ): Promise<Map<string, RunJson>> {
@@ -284,7 +285,10 @@ async function runsJsonAsOf(
       startedAt: null,
       endedAt: null,
     };
-    result.set(run.uuid, runJson(runRecordAsOf(base, run, runFacets, version), runFacets, runIoThen));
+    result.set(
+      run.uuid,
+      runJson(runRecordAsOf(base, run, runFacets, version), runFacets, runIoThen, config?.staleRunAfterMs),
+    );
   });
   return result;
 }
