@@ -300,7 +300,8 @@ export async function loadJobNodeDataAsOf(
   at: Date,
 ): Promise<Map<number, JobNodeData>> {
   const [jobs, edges] = await Promise.all([
-    jobsAsOfWithRuns(deps, ids, at, 1),
+    // Without the config: lineage node data never flags stale runs (the present one is cached), like now.
+    jobsAsOfWithRuns({ db: deps.db, state: deps.state, graph: deps.graph }, ids, at, 1),
     deps.graph.edgesAsOf(deps.db, ids, at.getTime()),
   ]);
   return new Map(
