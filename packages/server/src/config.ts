@@ -27,6 +27,11 @@ export interface ServerConfig {
    * it). @default the address it listens on
    */
   readonly advertiseUrl: string | undefined;
+  /**
+   * A RUNNING run with no event for longer than this is flagged `stale` in the run API (its events are not
+   * changed): Spark's internal jobs and producers that died send START and nothing more. @default 24 h
+   */
+  readonly staleRunAfterMs: number;
   /** Log requests and errors to stderr. @default 'warn' */
   readonly logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
   /** Kafka ingest (`--kafka-brokers`, `--kafka-topic`...); off when no brokers are given. */
@@ -62,6 +67,19 @@ export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proce
       );
     }
     return parsed;
+  };
+  const duration = (flag: string, variable: string, fallbackMs: number): number => {
+    const { value, source } = pick(flag, variable);
+    if (value === undefined) return fallbackMs;
+    const ms = parseDurationMs(value);
+    if (ms === undefined || ms < 1000) {
+      throw new HeadwaterError(
+        'INVALID_CONFIG',
+        `${source} must be a duration of at least 1s, such as 90m, 6h or 2d (a bare number is seconds); ` +
+          `got ${JSON.stringify(value)}.`,
+      );
+    }
+    return ms;
   };
   const strictValue = flags.strict === true ? 'true' : pick('strict', 'HEADWATER_STRICT').value;
   if (strictValue !== undefined && !['true', 'false', '1', '0'].includes(strictValue)) {
@@ -108,12 +126,26 @@ export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proce
     maxBodyBytes: integer('max-body-bytes', 'HEADWATER_MAX_BODY_BYTES', 10 * 1024 * 1024, 1024, 1024 ** 3),
     maxBatchEvents: integer('max-batch-events', 'HEADWATER_MAX_BATCH_EVENTS', 10_000, 1, 1_000_000),
     specDir,
+    staleRunAfterMs: duration('stale-run-after', 'HEADWATER_STALE_RUN_AFTER', 24 * 3_600_000),
     logLevel: logLevel as ServerConfig['logLevel'],
     kafka: resolveKafkaConfig(flags, env),
     forwardConfig: ((file) => (file === undefined ? undefined : path.resolve(file)))(
       pick('forward-config', 'HEADWATER_FORWARD_CONFIG').value,
     ),
   });
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * Milliseconds of a duration: a number with a unit (`s`, `m`, `h`, `d`), or a bare number of seconds; undefined
+ * when it is none of these.
+ * @example parseDurationMs('90m') // 5400000
+ */
+export function parseDurationMs(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(text.trim());
+  if (!match) return undefined;
+  return Math.round(Number(match[1]) * DURATION_UNITS_MS[match[2] || 's']!);
 }
 
 /**

@@ -86,6 +86,7 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
         {
           assertion: 'freshness',
           column: '_loaded_at',
+          name: null,
           severity: 'error',
           expected: '<= 24h',
           actual: '25h 55m',
@@ -279,7 +280,14 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
       expect(result.sameJob).toBe(true);
       expect(result.duration).toEqual({ from: 200_000, to: 200_000, change: 0 });
       expect(result.assertions).toEqual([
-        { dataset: demo.stagingOrders, assertion: 'freshness', column: '_loaded_at', from: true, to: false },
+        {
+          dataset: demo.stagingOrders,
+          assertion: 'freshness',
+          column: '_loaded_at',
+          name: null,
+          from: true,
+          to: false,
+        },
       ]);
       expect(result.inputs.map((d) => [d.dataset, d.status, d.rowCount])).toEqual([
         [demo.stagingCustomers, 'unchanged', { from: 52_507, to: 52_633, change: 126 }],
@@ -294,13 +302,18 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
     it('walks column paths upstream with the transformations of every hop', async () => {
       const start = `datasetField:${WAREHOUSE}:analytics.marts.revenue_daily:gross_revenue`;
       const result = await get<ColumnPathsResult>('/api/v1/analysis/column-paths', { nodeId: start });
+      // The join keys influence the whole mart (the columnLineage facet's dataset list), so every column of it.
       expect(result.columns.map((c) => [c.nodeId, c.distance])).toEqual([
+        [`datasetField:${WAREHOUSE}:analytics.staging.customers:customer_id`, 1],
         [`datasetField:${WAREHOUSE}:analytics.staging.customers:region`, 1],
         [`datasetField:${WAREHOUSE}:analytics.staging.orders:amount`, 1],
+        [`datasetField:${WAREHOUSE}:analytics.staging.orders:customer_id`, 1],
         [`datasetField:${WAREHOUSE}:analytics.staging.orders:ordered_at`, 1],
         [`datasetField:${WAREHOUSE}:analytics.staging.orders:status`, 1],
+        ['datasetField:s3://acme-raw:customers:customer_id', 2],
         ['datasetField:s3://acme-raw:customers:region', 2],
         ['datasetField:s3://acme-raw:orders:amount', 2],
+        ['datasetField:s3://acme-raw:orders:customer_id', 2],
         ['datasetField:s3://acme-raw:orders:ordered_at', 2],
         ['datasetField:s3://acme-raw:orders:status', 2],
       ]);
@@ -313,7 +326,7 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
       ]);
       const hop = column(stagingAmount);
       expect([hop.via, hop.transformations.map((t) => t.subtype)]).toEqual([start, ['AGGREGATION']]);
-      expect(result.edges).toHaveLength(8);
+      expect(result.edges).toHaveLength(12);
       const down = await get<ColumnPathsResult>('/api/v1/analysis/column-paths', {
         nodeId: 'datasetField:s3://acme-raw:orders:amount',
         direction: 'downstream',
@@ -377,6 +390,16 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
         ageMs: 3 * 86_400_000 + 111 * 60_000,
         thresholdMs: 129_600_000,
         writes: 3,
+        job: opsJob('extract'),
+        floorMs: 15 * 60_000,
+        writers: [
+          {
+            job: opsJob('extract'),
+            lastWriteAt: '2024-05-03T01:10:00.000Z',
+            medianIntervalMs: 86_400_000,
+            writes: 3,
+          },
+        ],
       });
     });
 

@@ -877,10 +877,10 @@ describe.skipIf(!hasConformance()).each(backends())('read API on the $name store
     for (const [path, expected] of [
       ['/jobs?limit=1', 6],
       ['/jobs?limit=100', 6],
-      // Datasets: one more for the input facets merged into their facets.
-      ['/namespaces/grandmas.kitchen/datasets?limit=1', 5],
-      ['/namespaces/grandmas.kitchen/datasets?limit=100', 5],
-      [`/namespaces/${pg}/datasets/shop.orders_clean`, 4],
+      // Datasets: two more for the input facets merged into their facets and their latest assertion results.
+      ['/namespaces/grandmas.kitchen/datasets?limit=1', 6],
+      ['/namespaces/grandmas.kitchen/datasets?limit=100', 6],
+      [`/namespaces/${pg}/datasets/shop.orders_clean`, 5],
       ['/namespaces/warehouse/jobs/nightly.load_orders', 5],
       ['/namespaces/warehouse/jobs/nightly.load_orders/runs?limit=1', 4],
       ['/namespaces/warehouse/jobs/nightly.load_orders/runs?limit=100', 4],

@@ -12,7 +12,9 @@ import {
   versionsCreatedSince,
   type AssertionRecord,
   type RunOutcome,
+  type WriteRecord,
 } from '../store/queries/analysis.js';
+import type { ReadModel } from '../store/read-model.js';
 import {
   analysisNodeId,
   compareText,
@@ -41,6 +43,8 @@ export interface CauseRun {
 export interface CauseAssertion {
   readonly assertion: string;
   readonly column: string;
+  /** The assertion's name, when the producer gave one. */
+  readonly name: string | null;
   readonly severity: string | null;
   readonly expected: string | null;
   readonly actual: string | null;
@@ -48,17 +52,38 @@ export interface CauseAssertion {
   readonly at: string;
 }
 
-/** How late a dataset is. */
-export interface Staleness {
+/** How often one job writes a dataset. */
+export interface WriterCadence {
+  /** The job's nodeId. */
+  readonly job: string;
   readonly lastWriteAt: string;
-  /** The median time between its last completed writes. */
+  /**
+   * The median time between its writes, writes closer together than the floor counting as one (a burst), and
+   * never less than the floor.
+   */
+  readonly medianIntervalMs: number;
+  /** How many completed writes of the job the median was taken over. */
+  readonly writes: number;
+}
+
+/** How late a dataset is, and the basis: the cadence of each job that writes it regularly. */
+export interface Staleness {
+  /** The dataset's last completed write, by any job. */
+  readonly lastWriteAt: string;
+  /** The usual interval: that of the writer that writes most often ({@link job}). */
   readonly medianIntervalMs: number;
   /** `at` minus the last write. */
   readonly ageMs: number;
-  /** 1.5 x the median interval: older than this is stale. */
+  /** 1.5 x the usual interval: older than this is stale. */
   readonly thresholdMs: number;
-  /** How many completed writes the median was taken over. */
+  /** How many completed writes of {@link job} its interval was taken over. */
   readonly writes: number;
+  /** The writer whose cadence the dataset is held to. */
+  readonly job: string;
+  /** The least interval: writes closer than this count as one burst. */
+  readonly floorMs: number;
+  /** Every job that writes the dataset regularly (at least three writes), most frequent first. */
+  readonly writers: WriterCadence[];
 }
 
 /** A schema change, as a cause reports it. */
@@ -103,10 +128,15 @@ export interface RootCauseResult {
 /** Options of {@link rootCause}. */
 export interface RootCauseOptions {
   /**
-   * How many of a dataset's last completed writes its usual interval is the median of.
+   * How many of each writing job's last completed writes its usual interval is the median of.
    * @default 10
    */
   readonly writes?: number;
+  /**
+   * The least usual interval, in ms: writes closer together count as one (bursts, retries).
+   * @default 900000 (15 minutes)
+   */
+  readonly floorMs?: number;
   /**
    * Stale when the last write is older than this many times the usual interval.
    * @default 1.5
@@ -128,23 +158,71 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/** The default least usual interval: 15 minutes. */
+export const STALE_FLOOR_MS = 15 * 60_000;
+
 /**
- * Whether a dataset is stale at `at`, given its completed write times newest first: the last write is older
- * than `factor` times the median interval between them. Undefined when there are too few writes to tell.
+ * The cadence of one writer from its completed write times, newest first: bursts (writes closer than `floorMs`
+ * to the previous one kept) count as one write, and the median interval is at least `floorMs`. Undefined when
+ * there are too few writes to tell.
  */
-export function staleness(writes: readonly Date[], at: Date, factor = 1.5): Staleness | undefined {
-  if (writes.length < MIN_WRITES) return undefined;
-  const intervals = writes.slice(1).map((time, index) => writes[index]!.getTime() - time.getTime());
-  const medianIntervalMs = median(intervals);
-  const ageMs = at.getTime() - writes[0]!.getTime();
-  const thresholdMs = medianIntervalMs * factor;
+export function writerCadence(writes: readonly Date[], floorMs: number): number | undefined {
+  const kept: number[] = [];
+  for (const time of writes) {
+    const t = time.getTime();
+    if (kept.length === 0 || kept.at(-1)! - t >= floorMs) kept.push(t);
+  }
+  if (kept.length < MIN_WRITES) return undefined;
+  const intervals = kept.slice(1).map((t, index) => kept[index]! - t);
+  return Math.max(median(intervals), floorMs);
+}
+
+/**
+ * Whether a dataset is stale at `at`, given its completed writes newest first: its last write, by any job, is
+ * older than `factor` times the usual interval of the job that writes it most often ({@link writerCadence}).
+ * Undefined when no writer has enough writes to tell.
+ */
+export function staleness(
+  state: ReadModel,
+  writes: readonly WriteRecord[],
+  at: Date,
+  factor = 1.5,
+  floorMs = STALE_FLOOR_MS,
+): Staleness | undefined {
+  if (writes.length === 0) return undefined;
+  const byJob = new Map<number, Date[]>();
+  for (const write of writes) {
+    const list = byJob.get(write.jobId);
+    if (list) list.push(write.endedAt);
+    else byJob.set(write.jobId, [write.endedAt]);
+  }
+  const writers: WriterCadence[] = [];
+  for (const [jobId, times] of byJob) {
+    const interval = writerCadence(times, floorMs);
+    if (interval === undefined) continue;
+    writers.push({
+      job: jobNodeId(state, jobId),
+      lastWriteAt: times[0]!.toISOString(),
+      medianIntervalMs: interval,
+      writes: times.length,
+    });
+  }
+  if (writers.length === 0) return undefined;
+  writers.sort((a, b) => a.medianIntervalMs - b.medianIntervalMs || compareText(a.job, b.job));
+  const basis = writers[0]!;
+  const lastWrite = writes[0]!.endedAt;
+  const ageMs = at.getTime() - lastWrite.getTime();
+  const thresholdMs = basis.medianIntervalMs * factor;
   if (ageMs <= thresholdMs) return undefined;
   return {
-    lastWriteAt: writes[0]!.toISOString(),
-    medianIntervalMs,
+    lastWriteAt: lastWrite.toISOString(),
+    medianIntervalMs: basis.medianIntervalMs,
     ageMs,
     thresholdMs,
-    writes: writes.length,
+    writes: basis.writes,
+    job: basis.job,
+    floorMs,
+    writers,
   };
 }
 
@@ -185,9 +263,9 @@ export function upstreamOf(source: AnalysisSource, target: AnalysisNode): Reache
  * {@link CAUSE_KINDS} order, then by nodeId):
  * - jobs whose latest run by `at` FAILED or ABORTED, and the run that created the target's current version if
  *   it did;
- * - datasets (the target included) whose latest quality assertions include failures;
- * - datasets (the target included) not written by a COMPLETED run for over 1.5 x the median interval of
- *   their last 10 completed writes;
+ * - datasets (the target included) where the latest result of an assertion, from any run, failed;
+ * - datasets (the target included) not written by a COMPLETED run for over 1.5 x the usual interval of the job
+ *   that writes them most often (the median of its last 10 completed writes, bursts as one, at least 15 min);
  * - versions of these datasets created after the target's last completed write (all of them if it never had
  *   one), with what changed.
  * Six queries in two rounds, whatever the size of the upstream graph.
@@ -218,7 +296,7 @@ export async function rootCause(
     latestFailedAssertions(db, datasetIds, at),
     completedWrites(db, datasetIds, at, options.writes ?? 10),
   ]);
-  const lastGood = targetDataset === undefined ? null : (writes.get(targetDataset)?.[0] ?? null);
+  const lastGood = targetDataset === undefined ? null : (writes.get(targetDataset)?.[0]?.endedAt ?? null);
   const creatorUuid = targetDataset === undefined ? undefined : creators.get(targetDataset);
   const [versions, creatorRuns] = await Promise.all([
     versionsCreatedSince(
@@ -303,12 +381,13 @@ export async function rootCause(
           records
             .map(
               (a) =>
-                `${a.assertion}${a.column ? `(${a.column})` : ''} expected ${a.expected ?? '?'}, got ${a.actual ?? '?'}`,
+                `${a.name ?? a.assertion}${a.column ? `(${a.column})` : ''} expected ${a.expected ?? '?'}, got ${a.actual ?? '?'}`,
             )
             .join('; '),
         assertions: records.map((a) => ({
           assertion: a.assertion,
           column: a.column,
+          name: a.name,
           severity: a.severity,
           expected: a.expected,
           actual: a.actual,
@@ -320,7 +399,13 @@ export async function rootCause(
   }
 
   for (const r of datasets) {
-    const late = staleness(writes.get(r.node.id) ?? [], at, options.staleFactor ?? 1.5);
+    const late = staleness(
+      state,
+      writes.get(r.node.id) ?? [],
+      at,
+      options.staleFactor ?? 1.5,
+      options.floorMs ?? STALE_FLOOR_MS,
+    );
     if (!late) continue;
     causes.push(
       cause({
@@ -330,7 +415,9 @@ export async function rootCause(
         path: pathOf(r),
         message:
           `${state.datasetsById.get(r.node.id)?.name ?? r.node.id} last written ${late.lastWriteAt}, ` +
-          `${formatDuration(late.ageMs)} before ${at.toISOString()}; usually every ${formatDuration(late.medianIntervalMs)}`,
+          `${formatDuration(late.ageMs)} before ${at.toISOString()}; ${late.job.replace(/^job:/, '')} usually ` +
+          `writes it every ${formatDuration(late.medianIntervalMs)} (median of its last ${late.writes} writes` +
+          `${late.writers.length > 1 ? `; ${late.writers.length} jobs write it` : ''})`,
         staleness: late,
       }),
     );

@@ -51,6 +51,8 @@ export interface FlippedAssertion {
   readonly dataset: string;
   readonly assertion: string;
   readonly column: string;
+  /** The assertion's name, when the producer gave one (two of one type on one column differ by it). */
+  readonly name: string | null;
   readonly from: boolean;
   readonly to: boolean;
 }
@@ -102,13 +104,13 @@ function summary(source: AnalysisSource, run: RunOutcome): RunSummary {
   };
 }
 
-/** The assertions (by dataset, assertion and column) that passed in `before` and failed in `after`, or back. */
+/** The assertions (by dataset and identity) that passed in `before` and failed in `after`, or back. */
 export function flippedAssertions(
   state: ReadModel,
   before: readonly AssertionRecord[],
   after: readonly AssertionRecord[],
 ): FlippedAssertion[] {
-  const key = (a: AssertionRecord) => `${a.datasetId}\u0000${a.assertion}\u0000${a.column}`;
+  const key = (a: AssertionRecord) => `${a.datasetId}\u0000${a.identity}`;
   const earlier = new Map(before.map((a) => [key(a), a]));
   const flipped: FlippedAssertion[] = [];
   for (const later of after) {
@@ -118,6 +120,7 @@ export function flippedAssertions(
         dataset: datasetNodeId(state, later.datasetId),
         assertion: later.assertion,
         column: later.column,
+        name: later.name,
         from: previous.success,
         to: later.success,
       });
@@ -127,7 +130,8 @@ export function flippedAssertions(
     (a, b) =>
       compareText(a.dataset, b.dataset) ||
       compareText(a.assertion, b.assertion) ||
-      compareText(a.column, b.column),
+      compareText(a.column, b.column) ||
+      compareText(a.name ?? '', b.name ?? ''),
   );
 }
 

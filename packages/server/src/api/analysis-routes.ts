@@ -18,30 +18,22 @@ import { latestEventTime } from '../store/queries/analysis.js';
 import type { AppDeps } from './app.js';
 import { parseNodeId, type NodeId } from './node-id.js';
 import { parseAsOf } from './as-of.js';
+import {
+  arrayOf,
+  boolean,
+  integer,
+  nullable,
+  nullableNumber,
+  nullableString,
+  nullableTime,
+  object,
+  string,
+  strings,
+  time,
+} from './schema-parts.js';
 import { plainJson, responses } from './shapes.js';
 
 // ---- schemas (documentation: responses are serialised with JSON.stringify, see plainJson) ------------------
-
-const string = { type: 'string' } as const;
-const nullableString = { type: ['string', 'null'] } as const;
-const time = { type: 'string', format: 'date-time' } as const;
-const nullableTime = { type: ['string', 'null'], format: 'date-time' } as const;
-const integer = { type: 'integer' } as const;
-const nullableNumber = { type: ['number', 'null'] } as const;
-const boolean = { type: 'boolean' } as const;
-const strings = { type: 'array', items: string } as const;
-const arrayOf = (items: unknown) => ({ type: 'array', items }) as const;
-const nullable = (schema: unknown) => ({ anyOf: [schema, { type: 'null' }] }) as const;
-
-function object(properties: Record<string, unknown>, description?: string) {
-  return {
-    type: 'object',
-    properties,
-    required: Object.keys(properties),
-    additionalProperties: false,
-    ...(description ? { description } : {}),
-  } as const;
-}
 
 const owner = object({ name: string, type: nullableString });
 const ownerRollup = object({ name: string, type: nullableString, nodes: strings });
@@ -87,6 +79,7 @@ const rootCauseSchema = object({
         object({
           assertion: string,
           column: string,
+          name: nullableString,
           severity: nullableString,
           expected: nullableString,
           actual: nullableString,
@@ -96,11 +89,19 @@ const rootCauseSchema = object({
       ),
       staleness: nullable(
         object({
-          lastWriteAt: time,
-          medianIntervalMs: { type: 'number' },
+          lastWriteAt: { ...time, description: 'The last completed write, by any job' },
+          medianIntervalMs: { type: 'number', description: 'The usual interval: that of `job`' },
           ageMs: { type: 'number' },
           thresholdMs: { type: 'number' },
           writes: integer,
+          job: { ...string, description: 'The writer that writes the dataset most often' },
+          floorMs: {
+            type: 'number',
+            description: 'Writes closer than this count as one; the least interval',
+          },
+          writers: arrayOf(
+            object({ job: string, lastWriteAt: time, medianIntervalMs: { type: 'number' }, writes: integer }),
+          ),
         }),
       ),
       schemaChange: nullable(
@@ -177,6 +178,7 @@ const flippedAssertion = object({
   dataset: string,
   assertion: string,
   column: string,
+  name: nullableString,
   from: boolean,
   to: boolean,
 });
@@ -267,7 +269,7 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
     db: deps.db,
     state: deps.state,
     graph: deps.graph,
-    columnGraph: deps.columnGraph,
+    columnGraph: deps.columnGraph.analysisView,
   };
   const timeOf = async (at: string | undefined): Promise<AnalysisTime> => {
     if (at !== undefined) return { at: new Date(at) };
@@ -284,8 +286,9 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
           'Why a dataset, column or job may be wrong: failed runs, failed assertions, stale data, schema changes',
         description:
           'Walks upstream and lists, nearest first, jobs whose latest run failed or aborted, datasets whose ' +
-          'latest assertions failed, datasets not written for over 1.5 x their usual interval (the median of ' +
-          'their last 10 completed writes), and schema changes since the target was last written, each with the ' +
+          'latest assertions failed, datasets not written for over 1.5 x their usual interval (per writing job, the ' +
+          'median of its last 10 completed writes, bursts as one write, at least 15 minutes; the most frequent ' +
+          'writer counts), and schema changes since the target was last written, each with the ' +
           'path from the target.',
         querystring: {
           type: 'object',

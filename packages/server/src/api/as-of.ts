@@ -16,6 +16,7 @@ import {
 import { withInputFacets, type Facets } from '../store/queries/facets.js';
 import { jobTags, type JobRecord } from '../store/queries/jobs.js';
 import { runIo, type RunRecord } from '../store/queries/runs.js';
+import type { ServerConfig } from '../config.js';
 import type { AppDeps } from './app.js';
 import {
   datasetJson,
@@ -246,7 +247,7 @@ async function jobsAsOfWithRuns(
  * location and the datasets it had read and written.
  */
 async function runsJsonAsOf(
-  { db, state }: StoreDeps,
+  { db, state, config }: StoreDeps & { readonly config?: Pick<ServerConfig, 'staleRunAfterMs'> },
   runs: readonly RunAsOf[],
   at: Date,
 ): Promise<Map<string, RunJson>> {
@@ -284,7 +285,10 @@ async function runsJsonAsOf(
       startedAt: null,
       endedAt: null,
     };
-    result.set(run.uuid, runJson(runRecordAsOf(base, run, runFacets, version), runFacets, runIoThen));
+    result.set(
+      run.uuid,
+      runJson(runRecordAsOf(base, run, runFacets, version), runFacets, runIoThen, config?.staleRunAfterMs),
+    );
   });
   return result;
 }
@@ -296,7 +300,8 @@ export async function loadJobNodeDataAsOf(
   at: Date,
 ): Promise<Map<number, JobNodeData>> {
   const [jobs, edges] = await Promise.all([
-    jobsAsOfWithRuns(deps, ids, at, 1),
+    // Without the config: lineage node data never flags stale runs (the present one is cached), like now.
+    jobsAsOfWithRuns({ db: deps.db, state: deps.state, graph: deps.graph }, ids, at, 1),
     deps.graph.edgesAsOf(deps.db, ids, at.getTime()),
   ]);
   return new Map(

@@ -253,7 +253,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         listJobRuns(db, id, request.query.limit, request.query.offset),
         countJobRuns(db, id),
       ]);
-      return { runs: await runsJson(db, records), totalCount };
+      return { runs: await runsJson(db, records, deps.config.staleRunAfterMs), totalCount };
     },
   );
 

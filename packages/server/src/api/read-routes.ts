@@ -4,6 +4,7 @@ import { registerDatasetRoutes } from './datasets-routes.js';
 import { registerEventRoutes } from './events-routes.js';
 import { registerJobRoutes } from './jobs-routes.js';
 import { registerNamespaceRoutes } from './namespaces-routes.js';
+import { registerQualityRoutes } from './quality-routes.js';
 import { registerRunRoutes } from './runs-routes.js';
 import { registerSearchRoutes } from './search-routes.js';
 import { sharedSchemas } from './shapes.js';
@@ -20,6 +21,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: AppDeps): void {
   registerDatasetRoutes(app, deps);
   registerJobRoutes(app, deps);
   registerRunRoutes(app, deps);
+  registerQualityRoutes(app, deps);
   registerTagRoutes(app, deps);
   registerSearchRoutes(app, deps);
   registerStatsRoutes(app, deps);

@@ -27,7 +27,7 @@ function notFound(id: string): HeadwaterError {
 }
 
 /** /api/v1/jobs/runs/{id}: a run, and its run or job facets. */
-export function registerRunRoutes(app: FastifyInstance, { db }: AppDeps): void {
+export function registerRunRoutes(app: FastifyInstance, { db, config }: AppDeps): void {
   app.get<{ Params: { id: string } }>(
     '/api/v1/jobs/runs/:id',
     {
@@ -41,7 +41,7 @@ export function registerRunRoutes(app: FastifyInstance, { db }: AppDeps): void {
     },
     async (request) => {
       const uuid = runUuidOf(request.params.id);
-      const run = (await loadRuns(db, [uuid])).get(uuid);
+      const run = (await loadRuns(db, [uuid], config.staleRunAfterMs)).get(uuid);
       if (!run) throw notFound(request.params.id);
       return run;
     },

@@ -28,7 +28,9 @@ import type { NamespaceRecord } from '../store/queries/namespaces.js';
 import { findRuns, latestRunsOfJobs, runIo, type RunRecord } from '../store/queries/runs.js';
 import type { SourceRecord } from '../store/queries/sources.js';
 import type { Queryable } from '../store/db.js';
+import { DATASET_FIELD } from '../graph/column-graph.js';
 import type { JobEdges } from '../graph/lineage-graph.js';
+import type { ServerConfig } from '../config.js';
 import type { AppDeps } from './app.js';
 
 // ---- JSON shapes -------------------------------------------------------------------------------------------
@@ -117,6 +119,11 @@ export interface DatasetJson extends DatasetNodeData {
   currentVersion: string | null;
   /** Left out when no column lineage leads into the dataset, as in Marquez. */
   columnLineage?: ColumnLineageJson[];
+  /**
+   * Input columns that influence the whole dataset (the columnLineage facet's `dataset` list: JOIN, FILTER,
+   * GROUP_BY, SORT...); a Headwater addition, left out when there are none.
+   */
+  datasetInputFields?: ColumnLineageInputFieldJson[];
   facets: Facets;
   /** The last lifecycle state was DROP (not the soft delete). */
   deleted: boolean;
@@ -166,6 +173,11 @@ export interface RunJson {
   facets: Facets;
   /** Beyond Marquez: the run's error, read from whichever error facet its producer sent (runErrorOf). */
   error: RunError | null;
+  /**
+   * Headwater: present (true) on a RUNNING run with no event for longer than `--stale-run-after`; the run may
+   * never end (a producer died, Spark's internal jobs send only START).
+   */
+  stale?: true;
 }
 
 /** A job node of the lineage graph (Marquez's JobData). */
@@ -338,10 +350,13 @@ export function datasetJson(
   columnLineage: readonly ColumnLineageRecord[],
 ): DatasetJson {
   const data = datasetNodeData(record);
+  const ofFields = columnLineage.filter((r) => r.outputField !== DATASET_FIELD);
+  const ofDataset = columnLineage.filter((r) => r.outputField === DATASET_FIELD);
   return {
     ...data,
     currentVersion: record.currentVersion,
-    ...(columnLineage.length > 0 ? { columnLineage: columnLineageJson(columnLineage) } : {}),
+    ...(ofFields.length > 0 ? { columnLineage: columnLineageJson(ofFields) } : {}),
+    ...(ofDataset.length > 0 ? { datasetInputFields: columnLineageJson(ofDataset)[0]!.inputFields } : {}),
     facets,
     deleted: record.lifecycleState === 'DROP',
   };
@@ -398,10 +413,24 @@ function runArgs(facets: Facets): Record<string, string> {
 }
 
 /** Builds a Run from its record, its latest merged run facets and the dataset versions it read and wrote. */
+/**
+ * Whether a run is stale: RUNNING with its last event (`updatedAt`) more than `staleAfterMs` before `now` (the
+ * wall clock: a run is stale because nothing arrived for so long, whatever the event times of other runs).
+ */
+export function isStaleRun(
+  record: Pick<RunRecord, 'state' | 'updatedAt'>,
+  staleAfterMs: number,
+  now = Date.now(),
+): boolean {
+  return record.state === 'RUNNING' && now - record.updatedAt.getTime() > staleAfterMs;
+}
+
+/** Builds a Run; with `staleAfterMs`, a stale run (see {@link isStaleRun}) is flagged. */
 export function runJson(
   record: RunRecord,
   facets: Facets,
   io: readonly { direction: number; namespace: string; name: string; version: string; facets: Facets }[],
+  staleAfterMs?: number,
 ): RunJson {
   const versions = (direction: number) =>
     io
@@ -429,6 +458,7 @@ export function runJson(
     outputDatasetVersions: versions(1),
     facets,
     error: runErrorOf(facets),
+    ...(staleAfterMs !== undefined && isStaleRun(record, staleAfterMs) ? { stale: true as const } : {}),
   };
 }
 
@@ -558,14 +588,24 @@ export function jobVersionJson(
 // ---- loaders: a fixed number of queries whatever the page size -------------------------------------------
 
 /** The Run of each record (its facets and dataset versions in one query each), in the records' order. */
-export async function runsJson(db: Queryable, records: readonly RunRecord[]): Promise<RunJson[]> {
+export async function runsJson(
+  db: Queryable,
+  records: readonly RunRecord[],
+  staleAfterMs?: number,
+): Promise<RunJson[]> {
   const uuids = [...new Set(records.map((record) => record.uuid))];
   const [facets, io] = await Promise.all([latestFacets(db, 'run', uuids), runIo(db, uuids)]);
-  return records.map((record) => runJson(record, facets.get(record.uuid) ?? {}, io.get(record.uuid) ?? []));
+  return records.map((record) =>
+    runJson(record, facets.get(record.uuid) ?? {}, io.get(record.uuid) ?? [], staleAfterMs),
+  );
 }
 
 /** The Runs with these uuids (three queries); unknown uuids are absent from the map. */
-export async function loadRuns(db: Queryable, uuids: readonly string[]): Promise<Map<string, RunJson>> {
+export async function loadRuns(
+  db: Queryable,
+  uuids: readonly string[],
+  staleAfterMs?: number,
+): Promise<Map<string, RunJson>> {
   const unique = [...new Set(uuids)];
   const [records, facets, io] = await Promise.all([
     findRuns(db, unique),
@@ -575,7 +615,7 @@ export async function loadRuns(db: Queryable, uuids: readonly string[]): Promise
   return new Map(
     records.map((record) => [
       record.uuid,
-      runJson(record, facets.get(record.uuid) ?? {}, io.get(record.uuid) ?? []),
+      runJson(record, facets.get(record.uuid) ?? {}, io.get(record.uuid) ?? [], staleAfterMs),
     ]),
   );
 }
@@ -620,12 +660,12 @@ export async function loadDatasetNodeData(
 const LATEST_RUNS = 10;
 
 async function assembleJobs(
-  deps: Pick<AppDeps, 'db' | 'state' | 'graph'>,
+  deps: Pick<AppDeps, 'db' | 'state' | 'graph'> & { readonly config?: Pick<ServerConfig, 'staleRunAfterMs'> },
   records: readonly JobRecord[],
   facets: Map<number, Facets>,
   latest: Map<number, RunRecord[]>,
 ): Promise<JobJson[]> {
-  const runs = await runsJson(deps.db, [...latest.values()].flat());
+  const runs = await runsJson(deps.db, [...latest.values()].flat(), deps.config?.staleRunAfterMs);
   const byUuid = new Map(runs.map((run) => [run.id, run]));
   return records.map((record) =>
     jobJson(
@@ -806,6 +846,18 @@ function object(properties: Record<string, unknown>, optional: readonly string[]
 const ref = (id: string) => ({ $ref: `${id}#` }) as const;
 const nullableRef = (id: string) => ({ anyOf: [ref(id), { type: 'null' }] }) as const;
 
+/** An input field of column lineage, as Marquez shows it. */
+const inputFieldSchema = object(
+  {
+    namespace: string,
+    dataset: string,
+    field: string,
+    transformationDescription: string,
+    transformationType: string,
+  },
+  ['transformationDescription', 'transformationType'],
+);
+
 const datasetNodeDataProperties = {
   id: ref('EntityId'),
   type: { type: 'string', enum: ['DB_TABLE', 'STREAM'] },
@@ -884,16 +936,7 @@ export const sharedSchemas = titled([
         name: string,
         inputFields: {
           type: 'array',
-          items: object(
-            {
-              namespace: string,
-              dataset: string,
-              field: string,
-              transformationDescription: string,
-              transformationType: string,
-            },
-            ['transformationDescription', 'transformationType'],
-          ),
+          items: inputFieldSchema,
         },
         transformationDescription: string,
         transformationType: string,
@@ -940,8 +983,15 @@ export const sharedSchemas = titled([
           description:
             "Beyond Marquez: the error of a failed run, from the errorMessage facet, else the Spark listener's spark.exception",
         },
+        stale: {
+          type: 'boolean',
+          enum: [true],
+          description:
+            'Headwater: present on a RUNNING run with no event for longer than --stale-run-after ' +
+            '(HEADWATER_STALE_RUN_AFTER, default 24h); the stored events are unchanged',
+        },
       },
-      ['jobVersion'],
+      ['jobVersion', 'stale'],
     ),
   },
   { $id: 'DatasetData', ...object(datasetNodeDataProperties) },
@@ -952,10 +1002,17 @@ export const sharedSchemas = titled([
         ...datasetNodeDataProperties,
         currentVersion: { type: ['string', 'null'], format: 'uuid' },
         columnLineage: { type: 'array', items: ref('ColumnLineage') },
+        datasetInputFields: {
+          type: 'array',
+          description:
+            "Headwater: input columns that influence the whole dataset (the columnLineage facet's `dataset` " +
+            'list: JOIN, FILTER, GROUP_BY, SORT...); column impact analysis counts them',
+          items: inputFieldSchema,
+        },
         facets,
         deleted: { type: 'boolean', description: 'The last lifecycle state was DROP' },
       },
-      ['columnLineage'],
+      ['columnLineage', 'datasetInputFields'],
     ),
   },
   {

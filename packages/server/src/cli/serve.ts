@@ -20,6 +20,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       'advertise-url': { type: 'string' },
       'forward-config': { type: 'string' },
       ...KAFKA_FLAG_OPTIONS,
+      'stale-run-after': { type: 'string' },
     },
     strict: true,
   });

@@ -23,6 +23,19 @@ export interface ColumnInput extends FieldRef {
 
 const keyOf = (datasetId: number, field: string) => `${datasetId}\u0000${field}`;
 
+/**
+ * The output field of a column edge from an input column that influences the whole output dataset (the
+ * columnLineage facet's `dataset` list: JOIN, FILTER, GROUP_BY, SORT...). Such an edge is no column of the
+ * output: it is kept apart, and analyses count it as an input of every column of the output.
+ */
+export const DATASET_FIELD = '';
+
+/** A dataset-level input edge: the transformation kinds and when each was first seen. */
+interface WholeEdge {
+  readonly kinds: number[];
+  readonly since: Ms[];
+}
+
 /** Rows read per query at start, so the transient memory of a load stays bounded. */
 const LOAD_PAGE_ROWS = 50_000;
 
@@ -57,6 +70,9 @@ export class ColumnGraph {
   /** Column id -> ids of the edges into it (its inputs) / out of it (the outputs it feeds), in arrival order. */
   readonly #into = new Map<number, number[]>();
   readonly #outOf = new Map<number, number[]>();
+  /** Dataset -> input column -> its dataset-level edge (see DATASET_FIELD); input column -> those datasets. */
+  readonly #wholeInto = new Map<number, Map<number, WholeEdge>>();
+  readonly #wholeOutOf = new Map<number, Set<number>>();
 
   /** Loads every column edge from the store, a page at a time. */
   async load(db: Queryable): Promise<void> {
@@ -146,6 +162,15 @@ export class ColumnGraph {
     masking: boolean,
     since: Ms,
   ) {
+    if (outField === DATASET_FIELD) {
+      this.#addWhole(
+        outDataset,
+        this.#column(inDataset, inField, since),
+        this.#kind(type, subtype, description, masking),
+        since,
+      );
+      return;
+    }
     const out = this.#column(outDataset, outField, since);
     const input = this.#column(inDataset, inField, since);
     let into = this.#into.get(out);
@@ -183,6 +208,82 @@ export class ColumnGraph {
     this.#edgeKinds[edge] = kindList.length === 1 ? kindList[0]! : kindList;
     this.#edgeKindSince[edge] = sinceList.length === 1 ? sinceList[0]! : sinceList;
   }
+
+  #addWhole(outDataset: number, input: number, kind: number, since: Ms): void {
+    let inputs = this.#wholeInto.get(outDataset);
+    if (!inputs) this.#wholeInto.set(outDataset, (inputs = new Map<number, WholeEdge>()));
+    const edge = inputs.get(input);
+    if (!edge) {
+      inputs.set(input, { kinds: [kind], since: [since] });
+      let outputs = this.#wholeOutOf.get(input);
+      if (!outputs) this.#wholeOutOf.set(input, (outputs = new Set<number>()));
+      outputs.add(outDataset);
+      return;
+    }
+    const index = edge.kinds.indexOf(kind);
+    if (index < 0) {
+      edge.kinds.push(kind);
+      edge.since.push(since);
+    } else if (since < edge.since[index]!) edge.since[index] = since;
+  }
+
+  /**
+   * The input columns that influence the whole of a dataset (as of `at`), with their transformations: the
+   * columnLineage facet's `dataset` list.
+   */
+  datasetInputsOf(datasetId: number, at?: Ms): ColumnInput[] {
+    const result: ColumnInput[] = [];
+    for (const [input, edge] of this.#wholeInto.get(datasetId) ?? []) {
+      const transformations = edge.kinds
+        .filter((_, index) => at === undefined || edge.since[index]! <= at)
+        .map((kind) => this.#kinds[kind]!);
+      if (transformations.length > 0) result.push({ ...this.#ref(input), transformations });
+    }
+    return result;
+  }
+
+  /** The datasets a column influences as a whole (as of `at`). */
+  datasetsInfluencedBy(ref: FieldRef, at?: Ms): number[] {
+    const input = this.#columnId(ref.datasetId, ref.field);
+    if (input === undefined) return [];
+    return [...(this.#wholeOutOf.get(input) ?? [])].filter(
+      (dataset) =>
+        at === undefined ||
+        this.#wholeInto
+          .get(dataset)!
+          .get(input)!
+          .since.some((t) => t <= at),
+    );
+  }
+
+  /**
+   * The column lineage analyses walk: a column's inputs include the columns that influence its whole dataset,
+   * and a column that influences a whole dataset feeds every column of it (a dropped join key breaks them all).
+   */
+  readonly analysisView = {
+    fieldsOf: (datasetId: number): FieldRef[] => this.fieldsOf(datasetId),
+    inputsOf: (ref: FieldRef): ColumnInput[] => {
+      const inputs = new Map<string, ColumnInput>();
+      for (const input of [...this.inputsOf(ref), ...this.datasetInputsOf(ref.datasetId)]) {
+        const key = keyOf(input.datasetId, input.field);
+        const known = inputs.get(key);
+        inputs.set(
+          key,
+          known ? { ...known, transformations: [...known.transformations, ...input.transformations] } : input,
+        );
+      }
+      return [...inputs.values()];
+    },
+    outputsOf: (ref: FieldRef): FieldRef[] => {
+      const outputs = new Map<string, FieldRef>();
+      for (const output of this.outputsOf(ref)) outputs.set(keyOf(output.datasetId, output.field), output);
+      for (const dataset of this.datasetsInfluencedBy(ref)) {
+        for (const output of this.fieldsOf(dataset))
+          outputs.set(keyOf(output.datasetId, output.field), output);
+      }
+      return [...outputs.values()];
+    },
+  };
 
   #ref(column: number): FieldRef {
     return { datasetId: this.#columnDataset[column]!, field: this.#columnField[column]! };

@@ -1,3 +1,5 @@
+import { readAssertions, type AssertionResult } from './assertions.js';
+import { DATASET_FIELD } from '../graph/column-graph.js';
 import { canonicalJson, contentHash64, contentUuid } from './ids.js';
 import type { EventDataset, FacetMap, NormalizedEvent, Ref } from './normalize.js';
 import { applyRunEvent, initialRunState, runStateOf, sameRunState } from './run-state.js';
@@ -110,15 +112,9 @@ export interface FacetUpsert {
   runUuid: string | null;
 }
 
-export interface AssertionUpsert {
+export interface AssertionUpsert extends AssertionResult {
   runUuid: string;
   datasetId: number;
-  assertion: string;
-  column: string;
-  success: boolean;
-  severity: string | null;
-  expected: string | null;
-  actual: string | null;
   eventTime: Ms;
 }
 
@@ -799,59 +795,67 @@ class Derivation {
   }
 
   #columnLineage(output: DatasetRow, facet: Json | undefined, t: Ms): void {
-    if (!facet || !isObject(facet.fields)) return;
-    for (const [field, spec] of Object.entries(facet.fields)) {
-      if (!isObject(spec) || !Array.isArray(spec.inputFields)) continue;
-      for (const input of spec.inputFields as unknown[]) {
-        if (!isObject(input)) continue;
-        const namespace = str(input.namespace);
-        const name = str(input.name);
-        const inputField = str(input.field);
-        if (!namespace || !name || !inputField) continue;
-        const inputDataset = this.#touchDataset({ namespace, name }, t, undefined);
-        // Only needed when the event does not name the dataset otherwise (inputs come first).
-        const hash = this.#event!.hash;
-        if (
-          ![0, 1, 2].some((kind) => this.changes.datasetSightings.has(`${inputDataset.id}:${kind}:${hash}`))
-        ) {
-          this.#datasetSighting(inputDataset.id, 3, {});
+    if (!facet) return;
+    for (const [field, spec] of Object.entries(isObject(facet.fields) ? facet.fields : {})) {
+      if (isObject(spec) && Array.isArray(spec.inputFields)) this.#columnInputs(output, field, spec, t);
+    }
+    // The facet's `dataset` list (1-2-0): input columns that influence the whole output (JOIN, FILTER,
+    // GROUP_BY, SORT...). Stored as column edges into the output field '' (DATASET_FIELD).
+    if (Array.isArray(facet.dataset)) {
+      this.#columnInputs(output, DATASET_FIELD, { inputFields: facet.dataset }, t);
+    }
+  }
+
+  #columnInputs(output: DatasetRow, field: string, spec: Json, t: Ms): void {
+    for (const input of spec.inputFields as unknown[]) {
+      if (!isObject(input)) continue;
+      const namespace = str(input.namespace);
+      const name = str(input.name);
+      const inputField = str(input.field);
+      if (!namespace || !name || !inputField) continue;
+      const inputDataset = this.#touchDataset({ namespace, name }, t, undefined);
+      // Only needed when the event does not name the dataset otherwise (inputs come first).
+      const hash = this.#event!.hash;
+      if (
+        ![0, 1, 2].some((kind) => this.changes.datasetSightings.has(`${inputDataset.id}:${kind}:${hash}`))
+      ) {
+        this.#datasetSighting(inputDataset.id, 3, {});
+      }
+      const transformations = Array.isArray(input.transformations)
+        ? (input.transformations as unknown[]).filter(isObject)
+        : [];
+      // Before facet 1-1-0, the transformation was described once per output field.
+      const list: Json[] =
+        transformations.length > 0
+          ? transformations
+          : [
+              {
+                type: str(spec.transformationType) ?? '',
+                description: str(spec.transformationDescription),
+              },
+            ];
+      for (const transformation of list) {
+        const type = str(transformation.type) ?? '';
+        const subtype = str(transformation.subtype) ?? '';
+        const key = [output.id, field, inputDataset.id, inputField, type, subtype].join('\u0000');
+        const known = this.#state.columnEdges.get(key);
+        if (known !== undefined && known <= t) continue;
+        const staged = this.changes.columnEdges.get(key);
+        if (staged) {
+          staged.seen = Math.min(staged.seen, t);
+          continue;
         }
-        const transformations = Array.isArray(input.transformations)
-          ? (input.transformations as unknown[]).filter(isObject)
-          : [];
-        // Before facet 1-1-0, the transformation was described once per output field.
-        const list: Json[] =
-          transformations.length > 0
-            ? transformations
-            : [
-                {
-                  type: str(spec.transformationType) ?? '',
-                  description: str(spec.transformationDescription),
-                },
-              ];
-        for (const transformation of list) {
-          const type = str(transformation.type) ?? '';
-          const subtype = str(transformation.subtype) ?? '';
-          const key = [output.id, field, inputDataset.id, inputField, type, subtype].join('\u0000');
-          const known = this.#state.columnEdges.get(key);
-          if (known !== undefined && known <= t) continue;
-          const staged = this.changes.columnEdges.get(key);
-          if (staged) {
-            staged.seen = Math.min(staged.seen, t);
-            continue;
-          }
-          this.changes.columnEdges.set(key, {
-            outputDatasetId: output.id,
-            outputField: field,
-            inputDatasetId: inputDataset.id,
-            inputField,
-            type,
-            subtype,
-            description: str(transformation.description),
-            masking: transformation.masking === true,
-            seen: t,
-          });
-        }
+        this.changes.columnEdges.set(key, {
+          outputDatasetId: output.id,
+          outputField: field,
+          inputDatasetId: inputDataset.id,
+          inputField,
+          type,
+          subtype,
+          description: str(transformation.description),
+          masking: transformation.masking === true,
+          seen: t,
+        });
       }
     }
   }
@@ -877,27 +881,11 @@ class Derivation {
   }
 
   #quality(runUuid: string, datasetId: number, mention: EventDataset, t: Ms): void {
-    const assertions = mention.ioFacets.dataQualityAssertions ?? mention.facets.dataQualityAssertions;
-    if (assertions && Array.isArray(assertions.assertions)) {
-      for (const item of assertions.assertions as unknown[]) {
-        if (!isObject(item) || typeof item.assertion !== 'string' || typeof item.success !== 'boolean')
-          continue;
-        const column = str(item.column) ?? '';
-        const key = [runUuid, datasetId, item.assertion, column].join('\u0000');
-        const existing = this.changes.assertions.get(key);
-        if (existing && existing.eventTime > t) continue;
-        this.changes.assertions.set(key, {
-          runUuid,
-          datasetId,
-          assertion: item.assertion,
-          column,
-          success: item.success,
-          severity: str(item.severity),
-          expected: textOf(item.expected),
-          actual: textOf(item.actual),
-          eventTime: t,
-        });
-      }
+    for (const result of readAssertions([mention.ioFacets, mention.facets])) {
+      const key = [runUuid, datasetId, result.identity].join('\u0000');
+      const existing = this.changes.assertions.get(key);
+      if (existing && existing.eventTime > t) continue;
+      this.changes.assertions.set(key, { runUuid, datasetId, ...result, eventTime: t });
     }
     const metrics = mention.ioFacets.dataQualityMetrics ?? mention.facets.dataQualityMetrics;
     if (metrics) {
@@ -1035,11 +1023,6 @@ function timeOf(value: unknown): Ms | null {
   if (typeof value !== 'string') return null;
   const ms = Date.parse(value);
   return Number.isFinite(ms) ? ms : null;
-}
-
-function textOf(value: unknown): string | null {
-  if (value === undefined || value === null) return null;
-  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 /** The source type from a dataSource URI's scheme, upper-cased like Marquez's source types. */

@@ -168,20 +168,24 @@ export function producerChecks(context: () => CheckContext): void {
       ]);
     });
 
-    // Pending: dataset-level column lineage (JOIN, GROUP_BY, ...) is the quality branch's; enable after merging it.
-    it.fails(
-      '[pending #10 dataset-level column lineage] dropping the join key breaks the aggregate job',
-      async () => {
-        const impact = await get<{ nodes: { nodeId: string; level: string }[] }>(
-          `/api/v1/analysis/impact?nodeId=${q(field(fileNode('lake/customers'), 'customer_id'))}&change=removed`,
-        );
-        const aggregate = `job:${NAMESPACES.spark}:${sparkJob('adaptive_spark_plan.lake_revenue_by_country')}`;
-        expect(impact.nodes.find((n) => n.nodeId === aggregate)?.level).toBe('breaking');
-      },
-    );
-    it.todo(
-      '[pending #10 stale runs] the RDD jobs that only sent START are flagged stale after the configured time',
-    );
+    it('dataset-level column lineage: dropping the join key breaks the aggregate job', async () => {
+      const impact = await get<{ nodes: { nodeId: string; level: string }[] }>(
+        `/api/v1/analysis/impact?nodeId=${q(field(fileNode('lake/customers'), 'customer_id'))}&change=removed`,
+      );
+      const aggregate = `job:${NAMESPACES.spark}:${sparkJob('adaptive_spark_plan.lake_revenue_by_country')}`;
+      expect(impact.nodes.find((n) => n.nodeId === aggregate)?.level).toBe('breaking');
+    });
+
+    it('the RDD jobs that only sent START are RUNNING and flagged stale after --stale-run-after', async () => {
+      const runs = await get<{ runs: { state: string; stale?: boolean }[] }>(
+        `/api/v1/namespaces/${q(NAMESPACES.spark)}/jobs/${q(sparkJob('map_partitions_parallel_collection'))}/runs`,
+      );
+      expect(runs.runs.length).toBeGreaterThan(0);
+      expect(runs.runs.map((run) => [run.state, run.stale])).toEqual(runs.runs.map(() => ['RUNNING', true]));
+      // A run that ended is never stale, however old.
+      const ended = await job(NAMESPACES.spark, sparkJob('adaptive_spark_plan.lake_revenue_by_country'));
+      expect(ended.latestRun).not.toHaveProperty('stale');
+    });
     it.todo(
       '[pending #10 contradictory events] the COMPLETE after FAIL is recorded as a contradictory event',
     );
@@ -244,9 +248,28 @@ export function producerChecks(context: () => CheckContext): void {
         }),
       ]);
     });
-    it.todo(
-      '[pending #10 quality metrics] dataQualityMetrics and outputStatistics of raw.customers are served per run',
-    );
+    it('the run serves the dataQualityMetrics and outputStatistics it reported for raw.customers', async () => {
+      const load = await job(NAMESPACES.python, 'load_customers');
+      const quality = await get<{
+        datasets: {
+          dataset: { name: string };
+          output: { rowCount: number | null } | null;
+          metrics: {
+            rowCount: number | null;
+            columns: { column: string; distinctCount: number | null }[];
+          } | null;
+        }[];
+      }>(`/api/v1/jobs/runs/${load.latestRun!.id}/quality`);
+      const customers = quality.datasets.find((d) => d.dataset.name === table('raw.customers'));
+      expect(customers?.output).toMatchObject({ rowCount: 3 });
+      expect(customers?.metrics?.rowCount).toBe(3);
+      expect(customers?.metrics?.columns).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ column: 'country', distinctCount: 2 }),
+          expect.objectContaining({ column: 'customer_id', distinctCount: 3 }),
+        ]),
+      );
+    });
   });
 
   describe('dbt-ol with dbt-postgres', () => {
@@ -341,21 +364,30 @@ export function producerChecks(context: () => CheckContext): void {
       );
     });
 
-    // Pending: data quality (a) and (b) are the quality branch's. Today the passing tests that ran later (one run
-    // per test in structured-logs mode) hide the failing one; enable after merging it.
-    it.fails(
-      '[pending #10 data quality (a)(b)] root cause of the mart reports the failing accepted_values test',
-      async () => {
-        const causes = await rootCause(tableNode('analytics.customer_revenue'));
-        const failed = causes.find((c) => c.kind === 'failedAssertion');
-        expect(failed?.assertions).toEqual([
-          expect.objectContaining({ assertion: 'accepted_values', column: 'country', actual: '1' }),
-        ]);
-      },
-    );
-    it.todo(
-      '[pending #10 data quality] the mart shows the latest result of each distinct assertion, by name',
-    );
-    it.todo('[pending #10 staleness] root cause calls nothing stale that its writing job wrote just now');
+    it('root cause of the mart reports the failing accepted_values test, though passing tests ran later', async () => {
+      const causes = await rootCause(tableNode('analytics.customer_revenue'));
+      const failed = causes.find((c) => c.kind === 'failedAssertion');
+      expect(failed?.assertions).toEqual([
+        expect.objectContaining({ assertion: 'accepted_values', column: 'country', actual: '1' }),
+      ]);
+    });
+
+    it('the mart shows the latest result of each distinct assertion, by name', async () => {
+      const quality = await get<{ assertions: { name: string | null; latest: { success: boolean } }[] }>(
+        `/api/v1/namespaces/${q(POSTGRES_NAMESPACE)}/datasets/${q(table('analytics.customer_revenue'))}/quality`,
+      );
+      expect(Object.fromEntries(quality.assertions.map((a) => [a.name, a.latest.success]))).toEqual({
+        accepted_values_customer_revenue_country__NL: false,
+        accepted_values_customer_revenue_country__NL__DE: true,
+        not_null_customer_revenue_revenue: true,
+      });
+    });
+
+    it('root cause calls nothing stale that its writing job wrote just now', async () => {
+      for (const node of [tableNode('analytics.customer_revenue'), tableNode('raw.customers')]) {
+        const causes = await rootCause(node);
+        expect(causes.filter((c) => c.kind === 'stale')).toEqual([]);
+      }
+    });
   });
 }

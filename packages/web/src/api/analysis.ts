@@ -25,3 +25,12 @@ export type {
 } from '../../../server/src/analysis/run-diff.js';
 export type { GraphDiffResult } from '../../../server/src/analysis/graph-diff.js';
 export type { SchemaChange, SchemaColumn, TypeChange } from '../../../server/src/analysis/schema.js';
+export type {
+  AssertionJson,
+  AssertionResultJson,
+  ColumnMetricsJson,
+  DatasetQualityJson,
+  QualityObservationJson,
+  RunQualityJson,
+  StatisticsJson,
+} from '../../../server/src/analysis/quality.js';

@@ -13,11 +13,13 @@ import type {
 } from './types.js';
 import type { EventTimeAndType } from './activity.js';
 import type {
+  DatasetQualityJson,
   GraphDiffResult,
   ImpactChange,
   ImpactResult,
   RootCauseResult,
   RunDiffResult,
+  RunQualityJson,
   SchemaDiffResult,
 } from './analysis.js';
 
@@ -111,6 +113,14 @@ export const api = {
       signal,
     ),
   run: (id: string, signal?: AbortSignal) => getJson<Run>(`/jobs/runs/${segment(id)}`, signal),
+  /** Each assertion's latest result and history, and what the runs reported (statistics, metrics). */
+  datasetQuality: (namespace: string, name: string, signal?: AbortSignal) =>
+    getJson<DatasetQualityJson>(
+      `/namespaces/${segment(namespace)}/datasets/${segment(name)}/quality`,
+      signal,
+    ),
+  runQuality: (id: string, signal?: AbortSignal) =>
+    getJson<RunQualityJson>(`/jobs/runs/${segment(id)}/quality`, signal),
   search: (q: string, limit = 20, signal?: AbortSignal) =>
     getJson<{ results: SearchResult[]; totalCount: number }>(`/search${query({ q, limit })}`, signal),
   /** `asOf`: the lineage as a store holding only the events up to that time would show it. */

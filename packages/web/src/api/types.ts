@@ -3,6 +3,10 @@
  * uses are declared; the server sends more.
  */
 
+import type { RunError as RunErrorInfo } from '../../../server/src/ingest/error-facets.js';
+
+export type { RunErrorInfo };
+
 export type RunState = 'NEW' | 'RUNNING' | 'COMPLETED' | 'ABORTED' | 'FAILED' | 'OTHER';
 
 export interface Namespace {
@@ -35,14 +39,8 @@ export interface Run {
   facets: Record<string, unknown>;
   /** The run's error as the server reads it from the error facets producers send (errorMessage, spark.exception). */
   error?: RunErrorInfo | null;
-}
-
-export interface RunErrorInfo {
-  message: string;
-  stackTrace: string | null;
-  programmingLanguage: string | null;
-  /** The run facet it was read from. */
-  facet: string;
+  /** Present on a RUNNING run that has sent no event for longer than the server's `--stale-run-after`. */
+  stale?: true;
 }
 
 export interface Field {

@@ -1,16 +1,12 @@
 import { useMemo } from 'react';
 import { Link } from 'react-router';
-import {
-  assertionHistories,
-  observationsOf,
-  statisticsOf,
-  type AssertionHistory,
-} from '../api/run-observations.js';
-import type { Run } from '../api/types.js';
+import type { AssertionJson, DatasetQualityJson, QualityObservationJson } from '../api/analysis.js';
+import { statisticsOf } from '../api/quality.js';
 import { formatTime } from '../format.js';
 import { paths } from '../paths.js';
 import { TableHead } from './TableHead.js';
 import { TimeSeriesChart, type ChartSeries } from './TimeSeriesChart.js';
+import type { Point } from '../api/quality.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
@@ -27,32 +23,24 @@ const bytes = (n: number) => {
 };
 const palette = ['#0b6e8a', '#7c3aed', '#b45309', '#16a34a', '#db2777', '#475569'];
 
+const columnSeries = (counts: ReadonlyMap<string, Point[]>, what: string): ChartSeries[] =>
+  [...counts].map(([column, points], i) => ({
+    label: `${what} in ${column}`,
+    points,
+    color: palette[i % palette.length]!,
+  }));
+
 /**
- * A dataset's data quality and statistics over the recent runs of the jobs that read or write it, from the run
- * facets the run API returns: each assertion's latest result with severity and expected against actual, and its
- * history; row counts, bytes and null counts as charts.
+ * A dataset's data quality and statistics as the server answers them (GET .../datasets/{dataset}/quality): each
+ * assertion's latest result from any run with severity and expected against actual, and its history; row counts,
+ * bytes, null and distinct counts per column as charts, and the newest column metrics in figures.
  */
-export function DatasetQuality({
-  namespace,
-  name,
-  runs,
-}: {
-  namespace: string;
-  name: string;
-  runs: readonly Run[];
-}) {
-  const observations = useMemo(() => observationsOf(namespace, name, runs), [namespace, name, runs]);
-  const histories = useMemo(() => assertionHistories(observations), [observations]);
-  const stats = useMemo(() => statisticsOf(observations), [observations]);
-  const nullSeries = useMemo<ChartSeries[]>(
-    () =>
-      [...stats.nullCount].map(([column, points], i) => ({
-        label: `nulls in ${column}`,
-        points,
-        color: palette[i % palette.length]!,
-      })),
-    [stats],
-  );
+export function DatasetQuality({ quality }: { quality: DatasetQualityJson }) {
+  const histories = quality.assertions;
+  const stats = useMemo(() => statisticsOf(quality.runs), [quality]);
+  const nullSeries = useMemo(() => columnSeries(stats.nullCount, 'nulls'), [stats]);
+  const distinctSeries = useMemo(() => columnSeries(stats.distinctCount, 'distinct values'), [stats]);
+  const newestMetrics = quality.runs.find((o) => (o.metrics?.columns.length ?? 0) > 0);
   const rowSeries = useMemo<ChartSeries[]>(
     () =>
       [
@@ -74,16 +62,14 @@ export function DatasetQuality({
       <section className="card">
         <h2>Data quality</h2>
         {histories.length === 0 ? (
-          <p className="muted">
-            No data-quality assertions were reported for this dataset in its recent runs.
-          </p>
+          <p className="muted">No data-quality assertions were reported for this dataset.</p>
         ) : (
           <AssertionTable histories={histories} />
         )}
       </section>
       <section className="card">
         <h2>Statistics over runs</h2>
-        {rowSeries.length + byteSeries.length + nullSeries.length === 0 ? (
+        {rowSeries.length + byteSeries.length + nullSeries.length + distinctSeries.length === 0 ? (
           <p className="muted">No run reported row counts, sizes or null counts for this dataset.</p>
         ) : (
           <div className="charts">
@@ -108,14 +94,55 @@ export function DatasetQuality({
                 <TimeSeriesChart label="Null counts" series={nullSeries} format={count} tick={tick} />
               </div>
             )}
+            {distinctSeries.length > 0 && (
+              <div>
+                <h3>Distinct counts</h3>
+                <TimeSeriesChart label="Distinct counts" series={distinctSeries} format={count} tick={tick} />
+              </div>
+            )}
           </div>
         )}
+        {newestMetrics && <ColumnMetrics observation={newestMetrics} />}
       </section>
     </>
   );
 }
 
-function AssertionTable({ histories }: { histories: readonly AssertionHistory[] }) {
+/** The per-column metrics (dataQualityMetrics) one run reported. */
+function ColumnMetrics({ observation }: { observation: QualityObservationJson }) {
+  const figure = (n: number | null) => (n === null ? '—' : count(n));
+  return (
+    <>
+      <h3>Column metrics</h3>
+      <p className="muted small">
+        As reported by <Link to={paths.run(observation.runId)}>{observation.job.name}</Link> at{' '}
+        {formatTime(observation.at)}
+        {observation.metrics?.rowCount === null
+          ? ''
+          : ` over ${figure(observation.metrics?.rowCount ?? null)} rows`}
+        .
+      </p>
+      <table className="table" aria-label="Column metrics">
+        <TableHead columns={['Column', 'Nulls', 'Distinct', 'Count', 'Min', 'Max', 'Sum']} />
+        <tbody>
+          {observation.metrics!.columns.map((c) => (
+            <tr key={c.column}>
+              <td className="mono">{c.column}</td>
+              <td>{figure(c.nullCount)}</td>
+              <td>{figure(c.distinctCount)}</td>
+              <td>{figure(c.count)}</td>
+              <td>{figure(c.min)}</td>
+              <td>{figure(c.max)}</td>
+              <td>{figure(c.sum)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+function AssertionTable({ histories }: { histories: readonly AssertionJson[] }) {
   return (
     <table className="table" aria-label="Data-quality assertions">
       <TableHead
@@ -123,23 +150,27 @@ function AssertionTable({ histories }: { histories: readonly AssertionHistory[] 
       />
       <tbody>
         {histories.map((h) => {
-          const latest = h.results[0]!;
+          const { latest } = h;
+          const label = h.name ?? h.assertion;
           return (
-            <tr key={`${h.assertion}:${h.column}`}>
+            <tr key={h.identity}>
               <td>
                 <span className={`badge badge--${latest.success ? 'completed' : 'failed'}`}>
                   {latest.success ? 'PASSED' : 'FAILED'}
                 </span>
                 <div className="muted small">{formatTime(latest.at)}</div>
               </td>
-              <td className="mono">{h.assertion}</td>
+              <td className="mono">
+                {label}
+                {h.name !== null && <div className="muted small">{h.assertion}</div>}
+              </td>
               <td className="mono">{h.column || '—'}</td>
               <td>{latest.severity ?? '—'}</td>
               <td className="mono">{latest.expected ?? '—'}</td>
               <td className="mono">{latest.actual ?? '—'}</td>
               <td>
-                <ol className="assertion-history" aria-label={`History of ${h.assertion}(${h.column})`}>
-                  {h.results.map((r) => (
+                <ol className="assertion-history" aria-label={`History of ${label}(${h.column})`}>
+                  {h.history.map((r) => (
                     <li key={`${r.runId}:${r.at}`}>
                       <Link
                         to={paths.run(r.runId)}

@@ -37,7 +37,7 @@ export function NodePanel(props: NodePanelProps) {
         <dl className="facts">
           <dt>Latest run</dt>
           <dd>
-            <RunStateBadge state={node.data.latestRun?.state} />
+            <RunStateBadge state={node.data.latestRun?.state} stale={node.data.latestRun?.stale === true} />
           </dd>
           <dt>Started</dt>
           <dd>{formatTime(node.data.latestRun?.startedAt)}</dd>

@@ -151,11 +151,24 @@ function CauseBasis({ cause }: { cause: Cause }) {
   if (cause.kind === 'stale' && cause.staleness) {
     const s = cause.staleness;
     return (
-      <p className="cause__basis">
-        Last written {formatTime(s.lastWriteAt)}, {formatDuration(s.ageMs)} before the time looked at; usually
-        written every {formatDuration(s.medianIntervalMs)} (median of its last {s.writes} writes), so stale
-        after {formatDuration(s.thresholdMs)}.
-      </p>
+      <div className="cause__basis">
+        <p>
+          Last written {formatTime(s.lastWriteAt)}, {formatDuration(s.ageMs)} before the time looked at;{' '}
+          {s.job.replace(/^job:/, '')} usually writes it every {formatDuration(s.medianIntervalMs)} (median of
+          its last {s.writes} writes, bursts within {formatDuration(s.floorMs)} as one), so stale after{' '}
+          {formatDuration(s.thresholdMs)}.
+        </p>
+        {s.writers.length > 1 && (
+          <ul aria-label="Writers and their cadence">
+            {s.writers.map((w) => (
+              <li key={w.job}>
+                {w.job.replace(/^job:/, '')}: every {formatDuration(w.medianIntervalMs)}, last{' '}
+                {formatTime(w.lastWriteAt)}
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
     );
   }
   if (cause.kind === 'schemaChange' && cause.schemaChange) {

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import type { Point } from '../api/run-observations.js';
+import type { Point } from '../api/quality.js';
 import type { Run } from '../api/types.js';
 import { formatDuration } from '../format.js';
 import { TimeSeriesChart, type ChartSeries } from './TimeSeriesChart.js';

@@ -40,7 +40,7 @@ export function RunsTable({
         {runs.map(({ namespace, job, run }, i) => (
           <tr key={run.id}>
             <td>
-              <RunStateBadge state={run.state} />
+              <RunStateBadge state={run.state} stale={run.stale === true} />
             </td>
             {showJob && (
               <td>

@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react';
 import { Link } from 'react-router';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import type { Point } from '../api/run-observations.js';
+import type { Point } from '../api/quality.js';
 import { formatTime } from '../format.js';
 import { paths } from '../paths.js';
 

@@ -10,7 +10,6 @@ import { Async } from '../components/States.js';
 import { formatOwners, formatTime } from '../format.js';
 import { useApi, type ApiState } from '../hooks/useApi.js';
 import { useRootCauses } from '../hooks/useRootCauses.js';
-import { useRunsOf } from '../hooks/useRunsOf.js';
 import { datasetNodeId, fromParam, paths } from '../paths.js';
 
 /** `/datasets/:namespace/:name`: schema, owners, versions with a schema diff, quality, facets, jobs. */
@@ -39,12 +38,7 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
   const rootCause = useRootCauses([nodeId]);
   const producers = jobsOf(upstream, nodeId, true);
   const consumers = jobsOf(downstream, nodeId, false);
-  const lineageReady = upstream.status === 'ready' && downstream.status === 'ready';
-  const runs = useRunsOf(
-    lineageReady
-      ? [...producers, ...consumers].map((j) => ({ namespace: j.data.namespace, name: j.data.name }))
-      : [],
-  );
+  const quality = useApi(`quality:${nodeId}`, (signal) => api.datasetQuality(namespace, name, signal));
   const facets = dataset.facets ?? {};
   const documentation = (facets.documentation as { description?: string } | undefined)?.description;
 
@@ -122,8 +116,8 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
           {({ versions: list }) => <SchemaHistory dataset={nodeId} versions={list} />}
         </Async>
       </section>
-      <Async state={runs} what="the recent runs">
-        {(list) => <DatasetQuality namespace={namespace} name={name} runs={list} />}
+      <Async state={quality} what="the data quality">
+        {(answer) => <DatasetQuality quality={answer} />}
       </Async>
       <section className="card">
         <h2>Facets</h2>

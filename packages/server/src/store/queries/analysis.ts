@@ -4,6 +4,7 @@
  * moment the analysis looks at, so that an as-of analysis can reuse them unchanged.
  */
 import { ERROR_FACETS, runErrorOf } from '../../ingest/error-facets.js';
+import type { AssertionResult } from '../../ingest/assertions.js';
 import type { Queryable } from '../db.js';
 import { compareText } from './lookup.js';
 import { RUN_ORDER, runIo } from './runs.js';
@@ -85,27 +86,17 @@ export async function currentVersionCreators(
   return new Map(rows.map((row) => [row.id, row.run]));
 }
 
-/** A data-quality assertion result. */
-export interface AssertionRecord {
+/** A data-quality assertion result, as stored (the fields a producer sent are those of src/ingest/assertions.ts). */
+export interface AssertionRecord extends AssertionResult {
   readonly datasetId: number;
   readonly runUuid: string;
-  readonly assertion: string;
-  /** '' when the assertion is about the whole dataset. */
-  readonly column: string;
-  readonly success: boolean;
-  readonly severity: string | null;
-  readonly expected: string | null;
-  readonly actual: string | null;
   readonly at: Date;
 }
 
-const ASSERTION_COLUMNS = `a.dataset_id AS "datasetId", a.run_uuid::text AS "runUuid", a.assertion,
-  a.column_name AS column, a.success, a.severity, a.expected, a.actual, a.event_time AS at`;
+const ASSERTION_COLUMNS = `a.dataset_id AS "datasetId", a.run_uuid::text AS "runUuid", a.identity, a.assertion,
+  a.column_name AS column, a.name, a.description, a.success, a.severity, a.expected, a.actual, a.event_time AS at`;
 
-/**
- * The failing assertions among the latest results of each dataset: per dataset, the run that last reported
- * assertions on it by `at`, and of that run's assertions the ones that failed, by assertion and column.
- */
+/** The failing ones among {@link latestAssertions}. */
 export async function latestFailedAssertions(
   db: Queryable,
   datasetIds: readonly number[],
@@ -115,62 +106,92 @@ export async function latestFailedAssertions(
 }
 
 /**
- * The latest assertion results of each dataset: per dataset, the assertions of the run that last reported
- * assertions on it by `at`, by assertion and column.
+ * A dataset's quality by `at`: the latest result of each distinct assertion (by identity) from any run that
+ * reported on it, so that a failing test is not hidden by a later run that checked something else (dbt-ol sends
+ * one run per test). Ordered by dataset, assertion, column and identity.
  */
 export async function latestAssertions(
   db: Queryable,
   datasetIds: readonly number[],
-  at: Date,
+  at: Date | null,
 ): Promise<AssertionRecord[]> {
   if (datasetIds.length === 0) return [];
   return db.query<AssertionRecord>(
-    `SELECT ${ASSERTION_COLUMNS} FROM unnest($1::int[]) AS wanted(dataset_id)
-     CROSS JOIN LATERAL (
-       SELECT run_uuid FROM dq_assertions
-       WHERE dataset_id = wanted.dataset_id AND event_time <= $2
-       ORDER BY event_time DESC, run_uuid DESC LIMIT 1) latest
-     JOIN dq_assertions a ON a.run_uuid = latest.run_uuid AND a.dataset_id = wanted.dataset_id
-     ORDER BY a.dataset_id, a.assertion, a.column_name`,
-    [datasetIds, at.toISOString()],
-  );
-}
-
-/** The assertions the runs reported, ordered by run, dataset, assertion and column. */
-export function runAssertions(db: Queryable, uuids: readonly string[]): Promise<AssertionRecord[]> {
-  if (uuids.length === 0) return Promise.resolve([]);
-  return db.query<AssertionRecord>(
-    `SELECT ${ASSERTION_COLUMNS} FROM dq_assertions a WHERE a.run_uuid = ANY($1::uuid[])
-     ORDER BY a.run_uuid, a.dataset_id, a.assertion, a.column_name`,
-    [uuids],
+    `SELECT * FROM (
+       SELECT DISTINCT ON (a.dataset_id, a.identity) ${ASSERTION_COLUMNS} FROM dq_assertions a
+       WHERE a.dataset_id = ANY($1::int[]) AND ($2::timestamptz IS NULL OR a.event_time <= $2)
+       ORDER BY a.dataset_id, a.identity, a.event_time DESC, a.run_uuid DESC) latest
+     ORDER BY "datasetId", assertion, "column", identity`,
+    [datasetIds, at?.toISOString() ?? null],
   );
 }
 
 /**
- * When the last `perDataset` COMPLETED runs that wrote each dataset ended, by `at`, newest first: dataset id ->
- * end times. Datasets no completed run wrote are absent.
+ * The results of each assertion on a dataset (by `at` unless null), newest first per identity, at most
+ * `perAssertion` of each: the history behind {@link latestAssertions} (its first row per identity is the latest).
+ */
+export function assertionHistory(
+  db: Queryable,
+  datasetId: number,
+  at: Date | null,
+  perAssertion: number,
+): Promise<AssertionRecord[]> {
+  return db.query<AssertionRecord>(
+    `SELECT "datasetId", "runUuid", identity, assertion, "column", name, description, success, severity,
+            expected, actual, at FROM (
+       SELECT ${ASSERTION_COLUMNS},
+              row_number() OVER (PARTITION BY a.identity ORDER BY a.event_time DESC, a.run_uuid DESC) AS n
+       FROM dq_assertions a
+       WHERE a.dataset_id = $1 AND ($2::timestamptz IS NULL OR a.event_time <= $2)) ranked
+     WHERE n <= $3 ORDER BY identity, at DESC, "runUuid" DESC`,
+    [datasetId, at?.toISOString() ?? null, perAssertion],
+  );
+}
+
+/** The assertions the runs reported, ordered by run, dataset, assertion, column and identity. */
+export function runAssertions(db: Queryable, uuids: readonly string[]): Promise<AssertionRecord[]> {
+  if (uuids.length === 0) return Promise.resolve([]);
+  return db.query<AssertionRecord>(
+    `SELECT ${ASSERTION_COLUMNS} FROM dq_assertions a WHERE a.run_uuid = ANY($1::uuid[])
+     ORDER BY a.run_uuid, a.dataset_id, a.assertion, a.column_name, a.identity`,
+    [uuids],
+  );
+}
+
+/** A completed write of a dataset: the writing job and when its run ended. */
+export interface WriteRecord {
+  readonly jobId: number;
+  readonly endedAt: Date;
+}
+
+/**
+ * When the last `perJob` COMPLETED runs of each job that wrote each dataset ended, by `at` (out of the dataset's
+ * last 1,000 completed writes), newest first: dataset id -> writes. Datasets no completed run wrote are absent.
  */
 export async function completedWrites(
   db: Queryable,
   datasetIds: readonly number[],
   at: Date,
-  perDataset: number,
-): Promise<Map<number, Date[]>> {
-  const result = new Map<number, Date[]>();
+  perJob: number,
+): Promise<Map<number, WriteRecord[]>> {
+  const result = new Map<number, WriteRecord[]>();
   if (datasetIds.length === 0) return result;
-  const rows = await db.query<{ id: number; endedAt: Date }>(
-    `SELECT wanted.id, w.ended_at AS "endedAt" FROM unnest($1::int[]) AS wanted(id)
+  const rows = await db.query<WriteRecord & { id: number }>(
+    `SELECT wanted.id, w.job_id AS "jobId", w.ended_at AS "endedAt" FROM unnest($1::int[]) AS wanted(id)
      CROSS JOIN LATERAL (
-       SELECT r.ended_at FROM run_io io JOIN runs r ON r.uuid = io.run_uuid
-       WHERE io.dataset_id = wanted.id AND io.direction = 1 AND r.state = 'COMPLETED' AND r.ended_at <= $2
-       ORDER BY r.ended_at DESC LIMIT $3) w
-     ORDER BY wanted.id, w.ended_at DESC`,
-    [datasetIds, at.toISOString(), perDataset],
+       SELECT job_id, ended_at FROM (
+         SELECT job_id, ended_at, row_number() OVER (PARTITION BY job_id ORDER BY ended_at DESC) AS n FROM (
+           SELECT r.job_id, r.ended_at FROM run_io io JOIN runs r ON r.uuid = io.run_uuid
+           WHERE io.dataset_id = wanted.id AND io.direction = 1 AND r.state = 'COMPLETED' AND r.ended_at <= $2
+           ORDER BY r.ended_at DESC LIMIT 1000) recent) ranked
+       WHERE n <= $3) w
+     ORDER BY wanted.id, w.ended_at DESC, w.job_id`,
+    [datasetIds, at.toISOString(), perJob],
   );
-  for (const row of rows) {
-    let list = result.get(row.id);
-    if (!list) result.set(row.id, (list = []));
-    list.push(row.endedAt);
+  for (const { id, ...write } of rows) {
+    let list = result.get(id);
+    if (!list) result.set(id, (list = []));
+    list.push(write);
   }
   return result;
 }

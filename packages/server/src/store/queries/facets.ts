@@ -1,4 +1,5 @@
 import type { Queryable } from '../db.js';
+import { latestAssertions, type AssertionRecord } from './analysis.js';
 
 /** Facets by name, as the API returns them. */
 export type Facets = Record<string, unknown>;
@@ -64,7 +65,8 @@ export async function latestFacets<K extends string | number>(
  * The facets of many datasets as Marquez shows them: their dataset facets (`dataset`: the latest values, or
  * those of time `at`), over the input facets runs reported for them (such as `dataQualityAssertions`, where the
  * spec and the Python client put them), per name the one with the newest eventTime up to `at`. A name both
- * give is the dataset facet's.
+ * give is the dataset facet's. `dataQualityAssertions` lists the dataset's quality (the latest result of each
+ * assertion from any run, see {@link latestAssertions}), which is what the Marquez UI's Quality column reads.
  */
 export async function withInputFacets(
   db: Queryable,
@@ -84,12 +86,38 @@ export async function withInputFacets(
     [ids, at?.toISOString() ?? null],
   );
   const inputs = mergeFacetRows<number>(rows);
+  const quality = new Map<number, AssertionRecord[]>();
+  for (const a of await latestAssertions(db, ids, at ?? null)) {
+    quality.set(a.datasetId, [...(quality.get(a.datasetId) ?? []), a]);
+  }
   const merged = new Map<number, Facets>();
   for (const id of ids) {
     const facets = { ...inputs.get(id), ...dataset.get(id) };
+    const assertions = quality.get(id);
+    if (assertions) facets.dataQualityAssertions = qualityFacet(facets.dataQualityAssertions, assertions);
     if (Object.keys(facets).length > 0) merged.set(id, facets);
   }
   return merged;
+}
+
+/** A `dataQualityAssertions` facet listing `assertions`, with the producer and schema of the latest one sent. */
+function qualityFacet(sent: unknown, assertions: readonly AssertionRecord[]): Facets {
+  const { _producer, _schemaURL } = (typeof sent === 'object' && sent !== null ? sent : {}) as Facets;
+  return {
+    _producer: _producer ?? 'headwater',
+    _schemaURL:
+      _schemaURL ?? 'https://openlineage.io/spec/facets/1-1-0/DataQualityAssertionsDatasetFacet.json',
+    assertions: assertions.map((a) => ({
+      assertion: a.assertion,
+      success: a.success,
+      ...(a.column ? { column: a.column } : {}),
+      ...(a.name === null ? {} : { name: a.name }),
+      ...(a.description === null ? {} : { description: a.description }),
+      ...(a.severity === null ? {} : { severity: a.severity }),
+      ...(a.expected === null ? {} : { expected: a.expected }),
+      ...(a.actual === null ? {} : { actual: a.actual }),
+    })),
+  };
 }
 
 /** The facets of many datasets now: {@link withInputFacets} over their latest dataset facets. */

@@ -1,0 +1,229 @@
+/**
+ * A dataset's data quality and statistics, and a run's: the latest result of each assertion with its history
+ * (the rule of src/ingest/assertions.ts and latestAssertions), and the row, null and distinct counts, sizes and
+ * file counts runs reported (`dataQualityMetrics`, `inputStatistics`, `outputStatistics`), per run.
+ */
+import { assertionHistory, runAssertions, type AssertionRecord } from '../store/queries/analysis.js';
+import { qualityObservations, type QualityObservationRecord } from '../store/queries/quality.js';
+import type { ReadModel } from '../store/read-model.js';
+import { compareText, type AnalysisSource } from './context.js';
+
+/** One result of an assertion. */
+export interface AssertionResultJson {
+  readonly success: boolean;
+  readonly severity: string | null;
+  readonly expected: string | null;
+  readonly actual: string | null;
+  readonly runId: string;
+  readonly at: string;
+}
+
+/** An assertion on a dataset: what identifies it, its latest result and its results newest first. */
+export interface AssertionJson {
+  /** What makes results the same assertion: its name, else its type and column. */
+  readonly identity: string;
+  readonly assertion: string;
+  /** '' for the whole dataset. */
+  readonly column: string;
+  readonly name: string | null;
+  readonly description: string | null;
+  readonly latest: AssertionResultJson;
+  readonly history: AssertionResultJson[];
+}
+
+/** Counts a run reported about a dataset (null: not reported). */
+export interface StatisticsJson {
+  readonly rowCount: number | null;
+  readonly bytes: number | null;
+  readonly fileCount: number | null;
+}
+
+/** What `dataQualityMetrics` reported about one column. */
+export interface ColumnMetricsJson {
+  readonly column: string;
+  readonly nullCount: number | null;
+  readonly distinctCount: number | null;
+  readonly count: number | null;
+  readonly sum: number | null;
+  readonly min: number | null;
+  readonly max: number | null;
+}
+
+/** What one run reported about one dataset. */
+export interface QualityObservationJson {
+  readonly runId: string;
+  readonly job: { readonly namespace: string; readonly name: string };
+  readonly dataset: { readonly namespace: string; readonly name: string };
+  readonly state: string;
+  /** When the run ended (else started, else was first seen). */
+  readonly at: string;
+  /** `outputStatistics`: what the run wrote. */
+  readonly output: StatisticsJson | null;
+  /** `inputStatistics`: what the run read. */
+  readonly input: StatisticsJson | null;
+  /** `dataQualityMetrics`: the whole dataset as the run saw it, with per-column counts. */
+  readonly metrics: (StatisticsJson & { readonly columns: ColumnMetricsJson[] }) | null;
+  /** The assertions the run reported on the dataset. */
+  readonly assertions: (AssertionResultJson & {
+    readonly identity: string;
+    readonly assertion: string;
+    readonly column: string;
+    readonly name: string | null;
+  })[];
+}
+
+/** A dataset's quality: {@link AssertionJson} failing first, and what its runs reported, newest first. */
+export interface DatasetQualityJson {
+  readonly assertions: AssertionJson[];
+  readonly runs: QualityObservationJson[];
+}
+
+/** What a run reported about its datasets. */
+export interface RunQualityJson {
+  readonly runId: string;
+  readonly datasets: QualityObservationJson[];
+}
+
+const number = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isFinite(value) ? value : null;
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const resultOf = (a: AssertionRecord): AssertionResultJson => ({
+  success: a.success,
+  severity: a.severity,
+  expected: a.expected,
+  actual: a.actual,
+  runId: a.runUuid,
+  at: a.at.toISOString(),
+});
+
+/**
+ * Groups assertion results (ordered by identity, newest first, as assertionHistory returns them) into one entry
+ * per assertion: failing ones first, then by assertion, column and name.
+ */
+export function assertionsJson(records: readonly AssertionRecord[]): AssertionJson[] {
+  const byIdentity = new Map<string, AssertionRecord[]>();
+  for (const record of records) {
+    const list = byIdentity.get(record.identity);
+    if (list) list.push(record);
+    else byIdentity.set(record.identity, [record]);
+  }
+  return [...byIdentity.values()]
+    .map((results) => {
+      const latest = results[0]!;
+      return {
+        identity: latest.identity,
+        assertion: latest.assertion,
+        column: latest.column,
+        name: latest.name,
+        description: latest.description,
+        latest: resultOf(latest),
+        history: results.map(resultOf),
+      };
+    })
+    .sort(
+      (a, b) =>
+        Number(a.latest.success) - Number(b.latest.success) ||
+        compareText(a.assertion, b.assertion) ||
+        compareText(a.column, b.column) ||
+        compareText(a.name ?? '', b.name ?? ''),
+    );
+}
+
+function statistics(facet: Record<string, unknown> | null): StatisticsJson | null {
+  if (!isObject(facet)) return null;
+  return {
+    rowCount: number(facet.rowCount),
+    bytes: number(facet.size) ?? number(facet.bytes),
+    fileCount: number(facet.fileCount),
+  };
+}
+
+function metricsOf(facet: Record<string, unknown> | null): QualityObservationJson['metrics'] {
+  const counts = statistics(facet);
+  if (!counts || !isObject(facet)) return null;
+  const columns = isObject(facet.columnMetrics) ? facet.columnMetrics : {};
+  return {
+    ...counts,
+    columns: Object.entries(columns)
+      .filter((entry): entry is [string, Record<string, unknown>] => isObject(entry[1]))
+      .map(([column, m]) => ({
+        column,
+        nullCount: number(m.nullCount),
+        distinctCount: number(m.distinctCount),
+        count: number(m.count),
+        sum: number(m.sum),
+        min: number(m.min),
+        max: number(m.max),
+      }))
+      .sort((a, b) => compareText(a.column, b.column)),
+  };
+}
+
+function nameOf(state: ReadModel, kind: 'job' | 'dataset', id: number) {
+  const row = kind === 'job' ? state.jobsById.get(id) : state.datasetsById.get(id);
+  return {
+    namespace: row ? (state.namespacesById.get(row.namespaceId)?.name ?? '') : '',
+    name: row?.name ?? '',
+  };
+}
+
+async function observationsJson(
+  source: AnalysisSource,
+  observations: readonly QualityObservationRecord[],
+): Promise<QualityObservationJson[]> {
+  const assertions = await runAssertions(source.db, [...new Set(observations.map((o) => o.runUuid))]);
+  const assertionsOf = new Map<string, AssertionRecord[]>();
+  for (const a of assertions) {
+    const key = `${a.runUuid}:${a.datasetId}`;
+    assertionsOf.set(key, [...(assertionsOf.get(key) ?? []), a]);
+  }
+  return observations.map((o) => ({
+    runId: o.runUuid,
+    job: nameOf(source.state, 'job', o.jobId),
+    dataset: nameOf(source.state, 'dataset', o.datasetId),
+    state: o.state,
+    at: o.at.toISOString(),
+    output: statistics(o.outputStatistics),
+    input: statistics(o.inputStatistics),
+    metrics: metricsOf(o.metrics),
+    assertions: (assertionsOf.get(`${o.runUuid}:${o.datasetId}`) ?? []).map((a) => ({
+      identity: a.identity,
+      assertion: a.assertion,
+      column: a.column,
+      name: a.name,
+      ...resultOf(a),
+    })),
+  }));
+}
+
+/** Options of {@link datasetQuality}. */
+export interface DatasetQualityOptions {
+  /** How many results of each assertion to return, newest first. */
+  readonly history: number;
+  /** How many of the newest runs that reported statistics or metrics to return. */
+  readonly runs: number;
+}
+
+/**
+ * A dataset's quality now: the latest result of each assertion from any run with its history, and the
+ * statistics and metrics of its newest runs (three queries).
+ */
+export async function datasetQuality(
+  source: AnalysisSource,
+  datasetId: number,
+  options: DatasetQualityOptions,
+): Promise<DatasetQualityJson> {
+  const [history, observations] = await Promise.all([
+    assertionHistory(source.db, datasetId, null, options.history),
+    qualityObservations(source.db, { datasetId }, options.runs),
+  ]);
+  return { assertions: assertionsJson(history), runs: await observationsJson(source, observations) };
+}
+
+/** What a run reported about its datasets: statistics, metrics and assertions (two queries). */
+export async function runQuality(source: AnalysisSource, runUuid: string): Promise<RunQualityJson> {
+  const observations = await qualityObservations(source.db, { runUuid }, 1);
+  return { runId: runUuid, datasets: await observationsJson(source, observations) };
+}

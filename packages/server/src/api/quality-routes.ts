@@ -1,0 +1,145 @@
+/**
+ * Data quality beyond Marquez: a dataset's assertions (latest result of each, with history) and the statistics
+ * and quality metrics its runs reported over time, and the same for one run. Answered in src/analysis/quality.ts.
+ */
+import type { FastifyInstance } from 'fastify';
+import { datasetQuality, runQuality } from '../analysis/quality.js';
+import { HeadwaterError } from '../errors.js';
+import { runUuidOf } from '../ingest/ids.js';
+import { findRuns } from '../store/queries/runs.js';
+import { datasetNamedOrLinked } from '../store/queries/lookup.js';
+import type { AppDeps } from './app.js';
+import {
+  arrayOf,
+  boolean,
+  nullable,
+  nullableNumber,
+  nullableString,
+  object,
+  string,
+  time,
+} from './schema-parts.js';
+import { plainJson, responses } from './shapes.js';
+
+const name = object({ namespace: string, name: string });
+const resultProperties = {
+  success: boolean,
+  severity: nullableString,
+  expected: nullableString,
+  actual: nullableString,
+  runId: string,
+  at: time,
+};
+const result = object(resultProperties);
+const identity = {
+  ...string,
+  description: 'What makes results the same assertion: `n:<name>` when named, else `t:<type>:<column>`',
+};
+const assertion = object({
+  identity,
+  assertion: { ...string, description: "The assertion's type (not_null, unique, ...)" },
+  column: { ...string, description: "'' for the whole dataset" },
+  name: nullableString,
+  description: nullableString,
+  latest: result,
+  history: { ...arrayOf(result), description: 'Newest first' },
+});
+const statisticsProperties = { rowCount: nullableNumber, bytes: nullableNumber, fileCount: nullableNumber };
+const statistics = object(statisticsProperties);
+const columnMetrics = object({
+  column: string,
+  nullCount: nullableNumber,
+  distinctCount: nullableNumber,
+  count: nullableNumber,
+  sum: nullableNumber,
+  min: nullableNumber,
+  max: nullableNumber,
+});
+const observation = object({
+  runId: string,
+  job: name,
+  dataset: name,
+  state: string,
+  at: { ...time, description: 'When the run ended, else started, else was first seen' },
+  output: { ...nullable(statistics), description: 'outputStatistics: what the run wrote' },
+  input: { ...nullable(statistics), description: 'inputStatistics: what the run read' },
+  metrics: {
+    ...nullable(object({ ...statisticsProperties, columns: arrayOf(columnMetrics) })),
+    description:
+      'dataQualityMetrics: the dataset as the run saw it, with null and distinct counts per column',
+  },
+  assertions: arrayOf(
+    object({ identity, assertion: string, column: string, name: nullableString, ...resultProperties }),
+  ),
+});
+const limit = (description: string, fallback: number) => ({
+  type: 'integer',
+  minimum: 1,
+  maximum: 1000,
+  default: fallback,
+  description,
+});
+
+/** GET .../datasets/{dataset}/quality and GET /api/v1/jobs/runs/{id}/quality. */
+export function registerQualityRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const { db, state } = deps;
+  const source = { db, state, graph: deps.graph, columnGraph: deps.columnGraph.analysisView };
+
+  app.get<{
+    Params: { namespace: string; dataset: string };
+    Querystring: { history: number; runs: number };
+  }>(
+    '/api/v1/namespaces/:namespace/datasets/:dataset/quality',
+    {
+      ...plainJson,
+      schema: {
+        tags: ['Quality'],
+        summary:
+          "A dataset's data quality: each assertion's latest result and history, and its runs' statistics",
+        description:
+          'The latest result of each distinct assertion (by name; by type and column when unnamed) from any run ' +
+          'that reported on the dataset, as an input or a dataset facet, failing ones first, with its results ' +
+          'newest first; and, newest run first, what each run reported: outputStatistics, inputStatistics, ' +
+          'dataQualityMetrics (row, null and distinct counts per column) and its assertions. Root cause and the ' +
+          "dataset's dataQualityAssertions facet use the same latest results.",
+        params: {
+          type: 'object',
+          properties: { namespace: string, dataset: string },
+          required: ['namespace', 'dataset'],
+        },
+        querystring: {
+          type: 'object',
+          properties: {
+            history: limit('Results per assertion, newest first', 50),
+            runs: limit('Runs with statistics, metrics or assertions, newest first', 100),
+          },
+        },
+        response: responses(object({ assertions: arrayOf(assertion), runs: arrayOf(observation) }), 400, 404),
+      },
+    },
+    async (request) => {
+      const { id } = await datasetNamedOrLinked(db, state, request.params.namespace, request.params.dataset);
+      return datasetQuality(source, id, request.query);
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/api/v1/jobs/runs/:id/quality',
+    {
+      ...plainJson,
+      schema: {
+        tags: ['Quality'],
+        summary: 'What a run reported about its datasets: statistics, quality metrics and assertions',
+        params: { type: 'object', properties: { id: string }, required: ['id'] },
+        response: responses(object({ runId: string, datasets: arrayOf(observation) }), 404),
+      },
+    },
+    async (request) => {
+      const uuid = runUuidOf(request.params.id);
+      if ((await findRuns(db, [uuid])).length === 0) {
+        throw new HeadwaterError('NOT_FOUND', `Run '${request.params.id}' not found.`);
+      }
+      return runQuality(source, uuid);
+    },
+  );
+}

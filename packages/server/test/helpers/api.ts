@@ -1,0 +1,33 @@
+import { expect } from 'vitest';
+
+/** A client of a running server for tests: GETs that must answer 200, and event posts that must be accepted. */
+export function apiOf(url: () => string) {
+  return {
+    async get<T>(path: string): Promise<T> {
+      const response = await fetch(`${url()}${path}`);
+      const body = await response.text();
+      // The body is in the comparison so that a failure shows the server's error.
+      expect({ path, status: response.status, body: response.status === 200 ? '' : body }).toEqual({
+        path,
+        status: 200,
+        body: '',
+      });
+      return JSON.parse(body) as T;
+    },
+    async status(path: string): Promise<number> {
+      const response = await fetch(`${url()}${path}`);
+      await response.body?.cancel();
+      return response.status;
+    },
+    async post(...events: unknown[]): Promise<void> {
+      for (const event of events) {
+        const response = await fetch(`${url()}/api/v1/lineage`, {
+          method: 'POST',
+          body: JSON.stringify(event),
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(response.status).toBe(201);
+      }
+    },
+  };
+}
