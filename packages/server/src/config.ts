@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HeadwaterError } from './errors.js';
+import { resolveSecurityConfig, type SecurityConfig } from './security/config.js';
 
 /** The server's configuration, validated once at start and frozen. */
 export interface ServerConfig {
@@ -23,6 +24,8 @@ export interface ServerConfig {
   readonly specDir: string | undefined;
   /** Log requests and errors to stderr. @default 'warn' */
   readonly logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
+  /** Authentication, authorisation, request checks and rate limits (see src/security/config.ts). */
+  readonly security: SecurityConfig;
 }
 
 /** Flags as parsed from the command line (all strings or booleans, unvalidated). */
@@ -35,24 +38,7 @@ const LOG_LEVELS = new Set(['silent', 'error', 'warn', 'info', 'debug']);
  * then defaults. Throws a HeadwaterError naming the flag or variable for any bad value.
  */
 export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): ServerConfig {
-  const pick = (flag: string, variable: string): { value: string | undefined; source: string } => {
-    const fromFlag = flags[flag];
-    if (typeof fromFlag === 'string') return { value: fromFlag, source: `--${flag}` };
-    const fromEnv = env[variable];
-    return { value: fromEnv === '' ? undefined : fromEnv, source: variable };
-  };
-  const integer = (flag: string, variable: string, fallback: number, min: number, max: number): number => {
-    const { value, source } = pick(flag, variable);
-    if (value === undefined) return fallback;
-    const parsed = Number(value);
-    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-      throw new HeadwaterError(
-        'INVALID_CONFIG',
-        `${source} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}.`,
-      );
-    }
-    return parsed;
-  };
+  const { pick, integer } = configReader(flags, env);
   const strictValue = flags.strict === true ? 'true' : pick('strict', 'HEADWATER_STRICT').value;
   if (strictValue !== undefined && !['true', 'false', '1', '0'].includes(strictValue)) {
     throw new HeadwaterError(
@@ -91,7 +77,38 @@ export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proce
     maxBatchEvents: integer('max-batch-events', 'HEADWATER_MAX_BATCH_EVENTS', 10_000, 1, 1_000_000),
     specDir,
     logLevel: logLevel as ServerConfig['logLevel'],
+    security: resolveSecurityConfig(flags, configReader(flags, env)),
   });
+}
+
+/** Reads one setting: its flag, else its environment variable (an empty variable counts as unset). */
+export interface ConfigReader {
+  readonly pick: (flag: string, variable: string) => { value: string | undefined; source: string };
+  /** A whole number within [min, max], or `fallback` when unset; throws naming the flag or variable. */
+  readonly integer: (flag: string, variable: string, fallback: number, min: number, max: number) => number;
+}
+
+/** The readers of flags-then-environment every part of the configuration uses. */
+export function configReader(flags: ConfigFlags, env: NodeJS.ProcessEnv): ConfigReader {
+  const pick = (flag: string, variable: string): { value: string | undefined; source: string } => {
+    const fromFlag = flags[flag];
+    if (typeof fromFlag === 'string') return { value: fromFlag, source: `--${flag}` };
+    const fromEnv = env[variable];
+    return { value: fromEnv === '' ? undefined : fromEnv, source: variable };
+  };
+  const integer = (flag: string, variable: string, fallback: number, min: number, max: number): number => {
+    const { value, source } = pick(flag, variable);
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+      throw new HeadwaterError(
+        'INVALID_CONFIG',
+        `${source} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}.`,
+      );
+    }
+    return parsed;
+  };
+  return { pick, integer };
 }
 
 /**

@@ -13,6 +13,8 @@ import { StatisticsKeeper } from './store/statistics.js';
 import { migrate } from './store/migrate.js';
 import { ModelState } from './store/model-state.js';
 import { ReadModel } from './store/read-model.js';
+import { instrumentDb, Metrics } from './ops/metrics.js';
+import { ApiKeyVerifier } from './security/keys.js';
 
 /** A running (or ready-to-listen) Headwater server. */
 export interface HeadwaterServer {
@@ -41,11 +43,30 @@ export const version = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
+/** Feeds the ingest series of `metrics`: outcomes, queue depth, group commit sizes and times. */
+function observeIngest(metrics: Metrics, pipeline: IngestPipeline, frontDoor: IngestFrontDoor): void {
+  frontDoor.onOutcomes((values, outcomes) => metrics.countOutcomes(values, outcomes));
+  pipeline.onWrite((events, ms, failed) => {
+    if (failed) return;
+    metrics.commitGroupEvents.observe(events);
+    metrics.commitDuration.observe(ms / 1000);
+  });
+  metrics.gauge({
+    name: 'headwater_ingest_queue_events',
+    help: 'Events accepted and waiting to be committed',
+    collect() {
+      this.set(pipeline.queuedEvents);
+    },
+  });
+}
+
 /** Opens the store, runs migrations, loads the graph and builds the app. */
 export async function createServer(config: ServerConfig): Promise<HeadwaterServer> {
-  const db = config.databaseUrl
-    ? await openPostgresDb(config.databaseUrl)
-    : await openEmbeddedDb(config.dataDir);
+  const metrics = new Metrics();
+  const db = instrumentDb(
+    config.databaseUrl ? await openPostgresDb(config.databaseUrl) : await openEmbeddedDb(config.dataDir),
+    metrics,
+  );
   try {
     await migrate(db);
     const state = new ModelState();
@@ -93,6 +114,8 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     const validator = createValidator(
       config.strict && config.specDir ? { strict: true, specDir: config.specDir } : { strict: false },
     );
+    const frontDoor = new IngestFrontDoor(validator, pipeline);
+    observeIngest(metrics, pipeline, frontDoor);
     const app = await buildApp({
       config,
       db,
@@ -101,9 +124,11 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       columnGraph,
       pipeline,
       validator,
-      frontDoor: new IngestFrontDoor(validator, pipeline),
+      frontDoor,
       health,
       version,
+      metrics,
+      keys: new ApiKeyVerifier(db),
     });
     let inFlight = 0;
     app.addHook('onRequest', (_request, _reply, done) => {

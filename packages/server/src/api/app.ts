@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Transform } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import { AjvCompiler } from '@fastify/ajv-compiler';
@@ -13,12 +14,16 @@ import type { LineageGraph } from '../graph/lineage-graph.js';
 import { isStoreUnavailable, type StoreHealth } from '../store/availability.js';
 import type { Db } from '../store/db.js';
 import type { ReadModel } from '../store/read-model.js';
+import type { Metrics } from '../ops/metrics.js';
+import type { ApiKeyVerifier } from '../security/keys.js';
+import { registerSecurity } from '../security/plugin.js';
 import { registerAnalysisRoutes } from './analysis-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { registerIngestRoutes } from './ingest-routes.js';
 import { registerColumnLineageRoutes } from './column-lineage-routes.js';
 import { registerLineageRoutes } from './lineage-routes.js';
 import { registerReadRoutes } from './read-routes.js';
+import { registerSecurityRoutes } from './security-routes.js';
 import { registerWebRoutes } from './web-routes.js';
 import { NO_NUL_PATTERN } from './shapes.js';
 
@@ -38,6 +43,10 @@ export interface AppDeps {
   readonly health: StoreHealth;
   /** The package version. */
   readonly version: string;
+  /** The Prometheus registry served at /metrics, which other parts register their series into. */
+  readonly metrics: Metrics;
+  /** Checks API keys (and tells whether any exists, which turns authentication on). */
+  readonly keys: ApiKeyVerifier;
 }
 
 const fastifyErrorCodes: Record<string, HeadwaterError['code']> = {
@@ -58,6 +67,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     bodyLimit: deps.config.maxBodyBytes,
     logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel },
+    // Each request has an id (the caller's X-Request-Id when it sends one), logged with every line about it
+    // and echoed in the answer, so that a producer's report can be found in the log.
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
     // Dataset and job names of hundreds of characters are common (paths, Spark plan names); the router's
     // default limit of 100 characters per path parameter made them unreachable.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
@@ -94,6 +107,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       buildLocalReference: (json, _baseUri, _fragment, index) =>
         typeof json.$id === 'string' ? json.$id : `def-${index}`,
     },
+  });
+
+  // Before any route: the security layer gives each route its access as it is registered.
+  await registerSecurity(app, {
+    security: deps.config.security,
+    host: deps.config.host,
+    db: deps.db,
+    metrics: deps.metrics,
+    keys: deps.keys,
+    namespaceNames: () => deps.state.namespaces.keys(),
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    void reply.header('x-request-id', request.id);
+    done(null, payload);
   });
 
   // Ingest keeps the body as text: it is parsed once, validated, and stored as the event's JSON text.
@@ -178,6 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerLineageRoutes(app, deps);
   registerColumnLineageRoutes(app, deps);
   registerAnalysisRoutes(app, deps);
+  registerSecurityRoutes(app, deps);
   registerWebRoutes(app, deps);
   return app;
 }

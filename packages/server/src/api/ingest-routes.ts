@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { HeadwaterError } from '../errors.js';
 import type { CheckedEvent, EventOutcome, IncomingEvent } from '../ingest/front-door.js';
 import type { AppDeps } from './app.js';
+import { unwritableNamespaces, type Principal } from '../security/access.js';
 
 function parseJson(text: string, where: string): unknown {
   try {
@@ -150,6 +151,11 @@ export function registerIngestRoutes(app: FastifyInstance, deps: AppDeps): void 
       // The request text is what is stored and served: exactly what the producer sent, with no second
       // serialisation (the costliest step of ingest after parsing).
       const value = parseJson(body, 'The request body');
+      const forbidden = forbiddenReason(request.principal, value);
+      if (forbidden !== undefined) {
+        frontDoor.report([value], [{ status: 'forbidden' }]);
+        throw new HeadwaterError('FORBIDDEN', forbidden);
+      }
       const [outcome] = await frontDoor.submit([{ value, text: body }]);
       const error = outcomeError(outcome!);
       if (error) {
@@ -196,6 +202,10 @@ export function registerIngestRoutes(app: FastifyInstance, deps: AppDeps): void 
           const reason = `line ${entry.line} is not valid JSON: ${entry.message}`;
           return { ok: false, outcome: { status: 'invalid', reason, issues: [reason] } };
         }
+        const value: unknown = entry instanceof Line ? entry.value : entry;
+        const forbidden = forbiddenReason(request.principal, value);
+        if (forbidden !== undefined)
+          return { ok: false, outcome: { status: 'invalid', reason: forbidden, issues: [forbidden] } };
         return entry instanceof Line ? { value: entry.value, text: entry.text } : { value: entry };
       });
       const outcomes = await frontDoor.submit(incoming);
@@ -229,6 +239,16 @@ export function registerIngestRoutes(app: FastifyInstance, deps: AppDeps): void 
       }
       return answer;
     },
+  );
+}
+
+/** Why the caller may not send `value`, or undefined when they may (see README, "Security"). */
+function forbiddenReason(principal: Principal, value: unknown): string | undefined {
+  const denied = unwritableNamespaces(principal, value);
+  if (denied.length === 0) return undefined;
+  return (
+    `forbidden: writing this event needs the writer role over every namespace it names; the caller ` +
+    `(${principal.name}) lacks it over ${denied.map((namespace) => JSON.stringify(namespace)).join(', ')}`
   );
 }
 

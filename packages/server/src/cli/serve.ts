@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { resolveConfig } from '../config.js';
 import { createServer } from '../server.js';
+import { securityFlags } from '../security/config.js';
+import { isLoopback } from '../security/plugin.js';
 
 /** `headwater serve`: runs the server until SIGINT or SIGTERM, then shuts down cleanly. */
 export async function serveCommand(args: string[]): Promise<number> {
@@ -16,14 +18,27 @@ export async function serveCommand(args: string[]): Promise<number> {
       'max-body-bytes': { type: 'string' },
       'max-batch-events': { type: 'string' },
       'log-level': { type: 'string' },
+      ...securityFlags,
     },
     strict: true,
   });
   const config = resolveConfig(values);
   const server = await createServer(config);
-  const url = await server.listen();
+  await server.listen();
   const store = config.databaseUrl ? 'PostgreSQL' : `embedded store in ${config.dataDir}`;
-  process.stdout.write(`headwater listening on ${url} (${store}${config.strict ? ', strict' : ''})\n`);
+  // The address actually bound (Fastify's URL names 127.0.0.1 for a server bound to every interface).
+  const bound = server.app.server.address();
+  const port = typeof bound === 'object' && bound !== null ? bound.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  process.stdout.write(
+    `headwater listening on http://${host}:${port} (${store}${config.strict ? ', strict' : ''})\n`,
+  );
+  if (config.security.insecure && !isLoopback(config.host)) {
+    process.stderr.write(
+      `headwater: WARNING: --insecure: ${config.host} is served without requiring credentials until a key exists or ` +
+        'an OIDC issuer is configured; anyone who reaches it can read and delete everything.\n',
+    );
+  }
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       process.stdout.write(`headwater: ${signal}, finishing in-flight events and closing the store\n`);

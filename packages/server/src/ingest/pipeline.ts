@@ -9,6 +9,9 @@ import type { NormalizedEvent } from './normalize.js';
 /** What became of one submitted event. */
 export type EventOutcome = 'stored' | 'duplicate';
 
+/** Told of each group write: events written, milliseconds taken, whether it failed. */
+export type WriteObserver = (events: number, ms: number, failed: boolean) => void;
+
 /**
  * Called after each committed batch, e.g. to update the lineage graph index. Listeners see batches one at a
  * time, in commit order; a batch is acknowledged once its listeners have settled, so a reader that asks after
@@ -114,6 +117,18 @@ export class IngestPipeline {
   get mirror(): ModelState {
     return this.#state;
   }
+
+  /** Events accepted and not yet committed (the queue depth metric). */
+  get queuedEvents(): number {
+    return this.#queuedEvents;
+  }
+
+  /** Registers an observer told of each group write: its events, how long it took, and whether it failed. */
+  onWrite(observer: WriteObserver): void {
+    this.#writeObservers.push(observer);
+  }
+
+  readonly #writeObservers: WriteObserver[] = [];
 
   /** Registers a listener called with each committed changeset. */
   onCommit(listener: CommitListener): void {
@@ -250,7 +265,25 @@ export class IngestPipeline {
       }
       const write = this.#chain.then(async () => {
         await this.#db.checkWritable();
-        return writeBatch(this.#db, batch.unique, batch.firstId, this.#now(), batch.changes);
+        const started = performance.now();
+        const observe = (failed: boolean) => {
+          for (const observer of this.#writeObservers)
+            observer(batch.unique.length, performance.now() - started, failed);
+        };
+        try {
+          const inserted = await writeBatch(
+            this.#db,
+            batch.unique,
+            batch.firstId,
+            this.#now(),
+            batch.changes,
+          );
+          observe(false);
+          return inserted;
+        } catch (error) {
+          observe(true);
+          throw error;
+        }
       });
       this.#chain = write;
       const handled: Promise<void> = write
