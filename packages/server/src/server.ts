@@ -27,6 +27,8 @@ export interface HeadwaterServer {
   readonly state: ModelState;
   /** What readers see: exactly what is committed. */
   readonly readModel: ReadModel;
+  /** The Prometheus registry served at /metrics: other parts register their series here. */
+  readonly metrics: Metrics;
   /** The base URL once listening. */
   url: string | undefined;
   /** Starts accepting connections on config.host:config.port. */
@@ -128,7 +130,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       health,
       version,
       metrics,
-      keys: new ApiKeyVerifier(db),
+      keys: new ApiKeyVerifier(db, db.kind === 'postgres'),
     });
     let inFlight = 0;
     app.addHook('onRequest', (_request, _reply, done) => {
@@ -154,6 +156,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         return pipeline.mirror;
       },
       readModel,
+      metrics,
       url: undefined,
       async listen() {
         const address = await app.listen({ port: config.port, host: config.host });

@@ -151,8 +151,12 @@ export class ApiKeyVerifier {
   /** true once a key exists, else when "none" was last read. */
   #anyKey: true | number | undefined;
 
-  constructor(db: Queryable, now: () => number = Date.now) {
+  readonly #shared: boolean;
+
+  /** `shared`: other processes may write keys into this store (PostgreSQL). */
+  constructor(db: Queryable, shared: boolean, now: () => number = Date.now) {
     this.#db = db;
+    this.#shared = shared;
     this.#now = now;
   }
 
@@ -195,7 +199,10 @@ export class ApiKeyVerifier {
   async anyKey(): Promise<boolean> {
     const now = this.#now();
     if (this.#anyKey === true) return true;
-    if (this.#anyKey === undefined || now - this.#anyKey > NO_KEY_RECHECK_MS) {
+    // The embedded store is this process's alone: only this server makes keys there, and it says so
+    // (invalidate), so "none" need not be read again.
+    const recheck = this.#anyKey === undefined || (this.#shared && now - this.#anyKey > NO_KEY_RECHECK_MS);
+    if (recheck) {
       this.#anyKey = (await anyApiKey(this.#db)) ? true : now;
     }
     return this.#anyKey === true;
