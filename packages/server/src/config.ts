@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HeadwaterError } from './errors.js';
 import { resolveKafkaConfig, type KafkaIngestConfig } from './streams/kafka-config.js';
+import { resolveSecurityConfig, type SecurityConfig } from './security/config.js';
 
 /** The server's configuration, validated once at start and frozen. */
 export interface ServerConfig {
@@ -38,6 +39,8 @@ export interface ServerConfig {
   readonly kafka: KafkaIngestConfig | undefined;
   /** A sinks-and-routes file (the proxy's format): what is stored is forwarded through those sinks. */
   readonly forwardConfig: string | undefined;
+  /** Authentication, authorisation, request checks and rate limits (see src/security/config.ts). */
+  readonly security: SecurityConfig;
 }
 
 /** Flags as parsed from the command line (all strings or booleans, unvalidated). */
@@ -50,37 +53,8 @@ const LOG_LEVELS = new Set(['silent', 'error', 'warn', 'info', 'debug']);
  * then defaults. Throws a HeadwaterError naming the flag or variable for any bad value.
  */
 export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): ServerConfig {
-  const pick = (flag: string, variable: string): { value: string | undefined; source: string } => {
-    const fromFlag = flags[flag];
-    if (typeof fromFlag === 'string') return { value: fromFlag, source: `--${flag}` };
-    const fromEnv = env[variable];
-    return { value: fromEnv === '' ? undefined : fromEnv, source: variable };
-  };
-  const integer = (flag: string, variable: string, fallback: number, min: number, max: number): number => {
-    const { value, source } = pick(flag, variable);
-    if (value === undefined) return fallback;
-    const parsed = Number(value);
-    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-      throw new HeadwaterError(
-        'INVALID_CONFIG',
-        `${source} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}.`,
-      );
-    }
-    return parsed;
-  };
-  const duration = (flag: string, variable: string, fallbackMs: number): number => {
-    const { value, source } = pick(flag, variable);
-    if (value === undefined) return fallbackMs;
-    const ms = parseDurationMs(value);
-    if (ms === undefined || ms < 1000) {
-      throw new HeadwaterError(
-        'INVALID_CONFIG',
-        `${source} must be a duration of at least 1s, such as 90m, 6h or 2d (a bare number is seconds); ` +
-          `got ${JSON.stringify(value)}.`,
-      );
-    }
-    return ms;
-  };
+  const reader = configReader(flags, env);
+  const { pick, integer, duration } = reader;
   const strictValue = flags.strict === true ? 'true' : pick('strict', 'HEADWATER_STRICT').value;
   if (strictValue !== undefined && !['true', 'false', '1', '0'].includes(strictValue)) {
     throw new HeadwaterError(
@@ -132,7 +106,53 @@ export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proce
     forwardConfig: ((file) => (file === undefined ? undefined : path.resolve(file)))(
       pick('forward-config', 'HEADWATER_FORWARD_CONFIG').value,
     ),
+    security: resolveSecurityConfig(flags, reader),
   });
+}
+
+/** Reads one setting: its flag, else its environment variable (an empty variable counts as unset). */
+export interface ConfigReader {
+  readonly pick: (flag: string, variable: string) => { value: string | undefined; source: string };
+  /** A whole number within [min, max], or `fallback` when unset; throws naming the flag or variable. */
+  readonly integer: (flag: string, variable: string, fallback: number, min: number, max: number) => number;
+  /** A duration of at least 1 s ({@link parseDurationMs}) in ms, or `fallbackMs` when unset. */
+  readonly duration: (flag: string, variable: string, fallbackMs: number) => number;
+}
+
+/** The readers of flags-then-environment every part of the configuration uses. */
+export function configReader(flags: ConfigFlags, env: NodeJS.ProcessEnv): ConfigReader {
+  const pick = (flag: string, variable: string): { value: string | undefined; source: string } => {
+    const fromFlag = flags[flag];
+    if (typeof fromFlag === 'string') return { value: fromFlag, source: `--${flag}` };
+    const fromEnv = env[variable];
+    return { value: fromEnv === '' ? undefined : fromEnv, source: variable };
+  };
+  const integer = (flag: string, variable: string, fallback: number, min: number, max: number): number => {
+    const { value, source } = pick(flag, variable);
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+      throw new HeadwaterError(
+        'INVALID_CONFIG',
+        `${source} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}.`,
+      );
+    }
+    return parsed;
+  };
+  const duration = (flag: string, variable: string, fallbackMs: number): number => {
+    const { value, source } = pick(flag, variable);
+    if (value === undefined) return fallbackMs;
+    const ms = parseDurationMs(value);
+    if (ms === undefined || ms < 1000) {
+      throw new HeadwaterError(
+        'INVALID_CONFIG',
+        `${source} must be a duration of at least 1s, such as 90m, 6h or 2d (a bare number is seconds); ` +
+          `got ${JSON.stringify(value)}.`,
+      );
+    }
+    return ms;
+  };
+  return { pick, integer, duration };
 }
 
 const DURATION_UNITS_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

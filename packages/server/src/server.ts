@@ -17,8 +17,15 @@ import { forwardWritesToWriter } from './replica/forward.js';
 import { ReadSide } from './replica/read-side.js';
 import { Replication } from './replica/replication.js';
 import { createForwarder, loadForwardConfig, type Forwarder } from './streams/forwarder.js';
-import { createKafkaIngest, type KafkaIngest, type StreamLogger } from './streams/kafka-ingest.js';
+import {
+  createKafkaIngest,
+  type KafkaIngest,
+  type KafkaIngestStats,
+  type StreamLogger,
+} from './streams/kafka-ingest.js';
 import { ForwardingFrontDoor } from './streams/proxy.js';
+import { instrumentDb, Metrics } from './ops/metrics.js';
+import { ApiKeyVerifier } from './security/keys.js';
 
 /** A running (or ready-to-listen) Headwater server. */
 export interface HeadwaterServer {
@@ -37,6 +44,8 @@ export interface HeadwaterServer {
   readonly kafka: KafkaIngest | undefined;
   /** Forwarding through sinks, when `forwardConfig` is set (started by listen()). */
   readonly forwarder: Forwarder | undefined;
+  /** The Prometheus registry served at /metrics: other parts register their series here. */
+  readonly metrics: Metrics;
   /** The base URL once listening. */
   url: string | undefined;
   /** Starts accepting connections on config.host:config.port. */
@@ -53,11 +62,68 @@ export const version = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
+/** Feeds the ingest series of `metrics`: outcomes, queue depth, group commit sizes and times. */
+function observeIngest(metrics: Metrics, pipeline: IngestPipeline, frontDoor: IngestFrontDoor): void {
+  frontDoor.onOutcomes((values, outcomes) => metrics.countOutcomes(values, outcomes));
+  pipeline.onWrite((events, ms, failed) => {
+    if (failed) return;
+    metrics.commitGroupEvents.observe(events);
+    metrics.commitDuration.observe(ms / 1000);
+  });
+  metrics.gauge({
+    name: 'headwater_ingest_queue_events',
+    help: 'Events accepted and waiting to be committed',
+    collect() {
+      this.set(pipeline.queuedEvents);
+    },
+  });
+}
+
+/** The Kafka consumer's counters as series of `metrics` (read when scraped). */
+function observeKafka(metrics: Metrics, kafka: KafkaIngest): void {
+  const series: [keyof KafkaIngestStats, string, string][] = [
+    [
+      'consumed',
+      'headwater_kafka_messages_consumed',
+      'Messages taken from the topics (a redelivered one counts again)',
+    ],
+    ['stored', 'headwater_kafka_events_stored', 'Events from Kafka stored'],
+    ['duplicates', 'headwater_kafka_events_duplicate', 'Events from Kafka already stored'],
+    ['deadLettered', 'headwater_kafka_messages_dead_lettered', 'Messages written to the dead-letter topic'],
+    ['pauses', 'headwater_kafka_pauses', 'Times the partitions were paused because the store was away'],
+    ['commits', 'headwater_kafka_offset_commits', 'Offsets committed'],
+    [
+      'commitsRefused',
+      'headwater_kafka_offset_commits_refused',
+      'Offset commits the group refused (a rebalance)',
+    ],
+  ];
+  for (const [key, name, help] of series) {
+    metrics.counter({
+      name: `${name}_total`,
+      help,
+      collect() {
+        this.reset();
+        this.inc(Number(kafka.stats[key]));
+      },
+    });
+  }
+  metrics.gauge({
+    name: 'headwater_kafka_paused',
+    help: '1 while the partitions are paused, waiting for the store',
+    collect() {
+      this.set(kafka.stats.paused ? 1 : 0);
+    },
+  });
+}
+
 /** Opens the store, runs migrations, loads the graph and builds the app. */
 export async function createServer(config: ServerConfig): Promise<HeadwaterServer> {
-  const db = config.databaseUrl
-    ? await openPostgresDb(config.databaseUrl)
-    : await openEmbeddedDb(config.dataDir);
+  const metrics = new Metrics();
+  const db = instrumentDb(
+    config.databaseUrl ? await openPostgresDb(config.databaseUrl) : await openEmbeddedDb(config.dataDir),
+    metrics,
+  );
   try {
     await migrate(db);
     // The commit feed's end before any state is read: replicas apply the entries after it on top (applying an
@@ -127,10 +193,14 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       ? new ForwardingFrontDoor(
           validator,
           pipeline,
-          (forwarder = createForwarder(loadForwardConfig(config.forwardConfig), { log: forwardLog })),
+          (forwarder = createForwarder(loadForwardConfig(config.forwardConfig), {
+            log: forwardLog,
+            registry: metrics.registry,
+          })),
           forwardLog,
         )
       : new IngestFrontDoor(validator, pipeline);
+    observeIngest(metrics, pipeline, frontDoor);
     const app = await buildApp({
       config,
       db,
@@ -143,6 +213,8 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       health,
       replication,
       version,
+      metrics,
+      keys: new ApiKeyVerifier(db, db.kind === 'postgres'),
     });
     forwardWritesToWriter(app, replication);
     await replication.start();
@@ -160,6 +232,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       done();
     });
     const kafka = config.kafka && createKafkaIngest({ ...config.kafka, frontDoor, log: app.log });
+    if (kafka) observeKafka(metrics, kafka);
     let kafkaStarted: Promise<void> | undefined;
     const startKafka = () =>
       (kafkaStarted ??= (kafka?.start() ?? Promise.resolve()).catch((error: unknown) => {
@@ -180,6 +253,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       replication,
       kafka,
       forwarder,
+      metrics,
       url: undefined,
       async listen() {
         const address = await app.listen({ port: config.port, host: config.host });

@@ -193,6 +193,36 @@ describe.skipIf(postgres === undefined)('replicas on one PostgreSQL', () => {
     expect(await viaFollower.json()).toEqual(await direct.json());
   }, 120_000);
 
+  it('with keys, a follower passes credentials on and the writer decides; the follower checks Origin itself', async () => {
+    const a = await start();
+    const b = await start();
+    await until('b to follow a', async () => ((await ready(b.url)).role === 'follower' ? true : undefined));
+    const post = (url: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    // The first key, made through the follower from loopback (no key exists yet): the writer stores it.
+    const created = await post(b.url, '/api/v1/keys', { name: 'ops', role: 'admin', namespaces: ['*'] });
+    expect(created.status).toBe(201);
+    const { key } = (await created.json()) as { key: string };
+    const bearer = { authorization: `Bearer ${key}` };
+
+    const runId = randomUUID();
+    expect((await post(b.url, '/api/v1/lineage', runEvent(runId, 1))).status).toBe(401);
+    const withKey = await post(b.url, '/api/v1/lineage', runEvent(runId, 1), bearer);
+    expect(withKey.status).toBe(201);
+    // The answer carries the follower's request id, which the writer logged the write under.
+    expect(withKey.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+
+    // A page served by the follower may write through it (its own origin), a foreign page may not.
+    const tag = (origin: string) =>
+      fetch(`${b.url}/api/v1/tags/replicated`, { method: 'PUT', headers: { ...bearer, origin } });
+    expect((await tag(b.url)).status).toBe(200);
+    expect((await tag('http://evil.example')).status).toBe(403);
+  }, 120_000);
+
   it('three replicas under load, the writer SIGKILLed: a follower takes over, nothing acknowledged is lost, every replica converges', async () => {
     const replicas = [await start(), await start(), await start()];
     const roles = await Promise.all(replicas.map(async (replica) => (await ready(replica.url)).role));

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -11,6 +12,9 @@ import type { StoreHealth } from '../store/availability.js';
 import type { Replication } from '../replica/replication.js';
 import type { Db } from '../store/db.js';
 import type { ReadModel } from '../store/read-model.js';
+import type { Metrics } from '../ops/metrics.js';
+import type { ApiKeyVerifier } from '../security/keys.js';
+import { registerSecurity } from '../security/plugin.js';
 import { registerAnalysisRoutes } from './analysis-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { registerHttpCore } from './http-core.js';
@@ -18,6 +22,7 @@ import { registerIngestRoutes } from './ingest-routes.js';
 import { registerColumnLineageRoutes } from './column-lineage-routes.js';
 import { registerLineageRoutes } from './lineage-routes.js';
 import { registerReadRoutes } from './read-routes.js';
+import { registerSecurityRoutes } from './security-routes.js';
 import { registerWebRoutes } from './web-routes.js';
 
 /** What the HTTP layer needs from the rest of the server. */
@@ -38,6 +43,10 @@ export interface AppDeps {
   readonly replication: Replication;
   /** The package version. */
   readonly version: string;
+  /** The Prometheus registry served at /metrics, which other parts register their series into. */
+  readonly metrics: Metrics;
+  /** Checks API keys (and tells whether any exists, which turns authentication on). */
+  readonly keys: ApiKeyVerifier;
 }
 
 /**
@@ -50,6 +59,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     bodyLimit: deps.config.maxBodyBytes,
     logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel },
+    // Each request has an id (the caller's X-Request-Id when it sends one), logged with every line about it
+    // and echoed in the answer, so that a producer's report can be found in the log.
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
     // Dataset and job names of hundreds of characters are common (paths, Spark plan names); the router's
     // default limit of 100 characters per path parameter made them unreachable.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
@@ -88,6 +101,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
+  // Before any route: the security layer gives each route its access as it is registered.
+  await registerSecurity(app, {
+    security: deps.config.security,
+    host: deps.config.host,
+    db: deps.db,
+    metrics: deps.metrics,
+    keys: deps.keys,
+    namespaceNames: () => deps.state.namespaces.keys(),
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    void reply.header('x-request-id', request.id);
+    done(null, payload);
+  });
+
   registerHttpCore(app, deps);
 
   registerHealthRoutes(app, deps);
@@ -98,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerLineageRoutes(app, deps);
   registerColumnLineageRoutes(app, deps);
   registerAnalysisRoutes(app, deps);
+  registerSecurityRoutes(app, deps);
   registerWebRoutes(app, deps);
   return app;
 }

@@ -1,10 +1,15 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { HeadwaterError } from '../errors.js';
 import type { CheckedEvent, EventOutcome, IncomingEvent, IngestFrontDoor } from '../ingest/front-door.js';
+import { unwritableNamespaces, type Principal } from '../security/access.js';
 
-/** What the ingest routes need: a front door (the server's, or the proxy's spool) and the batch limit. */
+/**
+ * What the ingest routes need: a front door (the server's, or the proxy's spool) and the batch limit. Where the
+ * security layer runs (the server), each request's principal must be allowed to write what it sends, and a
+ * refusal is reported to the front door's observers (metrics) when it has them.
+ */
 export interface IngestRouteDeps {
-  readonly frontDoor: Pick<IngestFrontDoor, 'submit'>;
+  readonly frontDoor: Pick<IngestFrontDoor, 'submit'> & Partial<Pick<IngestFrontDoor, 'report'>>;
   readonly config: { readonly maxBatchEvents: number };
 }
 
@@ -155,6 +160,11 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
       // The request text is what is stored and served: exactly what the producer sent, with no second
       // serialisation (the costliest step of ingest after parsing).
       const value = parseJson(body, 'The request body');
+      const forbidden = forbiddenReason(request.principal, value);
+      if (forbidden !== undefined) {
+        frontDoor.report?.([value], [{ status: 'forbidden' }]);
+        throw new HeadwaterError('FORBIDDEN', forbidden);
+      }
       const [outcome] = await frontDoor.submit([{ value, text: body }]);
       const error = outcomeError(outcome!);
       if (error) {
@@ -201,6 +211,10 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
           const reason = `line ${entry.line} is not valid JSON: ${entry.message}`;
           return { ok: false, outcome: { status: 'invalid', reason, issues: [reason] } };
         }
+        const value: unknown = entry instanceof Line ? entry.value : entry;
+        const forbidden = forbiddenReason(request.principal, value);
+        if (forbidden !== undefined)
+          return { ok: false, outcome: { status: 'invalid', reason: forbidden, issues: [forbidden] } };
         return entry instanceof Line ? { value: entry.value, text: entry.text } : { value: entry };
       });
       const outcomes = await frontDoor.submit(incoming);
@@ -234,6 +248,18 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
       }
       return answer;
     },
+  );
+}
+
+/** Why the caller may not send `value`, or undefined when they may (see README, "Security"). */
+function forbiddenReason(principal: Principal | undefined, value: unknown): string | undefined {
+  // Undefined where the security layer does not run (the proxy has no principals).
+  if (principal === undefined) return undefined;
+  const denied = unwritableNamespaces(principal, value);
+  if (denied.length === 0) return undefined;
+  return (
+    `forbidden: writing this event needs the writer role over every namespace it names; the caller ` +
+    `(${principal.name}) lacks it over ${denied.map((namespace) => JSON.stringify(namespace)).join(', ')}`
   );
 }
 

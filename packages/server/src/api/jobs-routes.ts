@@ -15,6 +15,7 @@ import { jobNamed, namespaceNamed } from '../store/queries/lookup.js';
 import { countJobRuns, listJobRuns } from '../store/queries/runs.js';
 import type { Db } from '../store/db.js';
 import type { AppDeps } from './app.js';
+import { readableNamespaces } from './visibility.js';
 import { asOfParam, loadJobAsOf, parseAsOf } from './as-of.js';
 import {
   jobsJson,
@@ -96,7 +97,14 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         response: responses(listSchema('jobs', 'Job', true), 400),
       },
     },
-    (request) => list({ lastRunStates: request.query.lastRunStates }, request.query),
+    (request) =>
+      list(
+        {
+          lastRunStates: request.query.lastRunStates,
+          namespaceIds: readableNamespaces(request, state)?.ids,
+        },
+        request.query,
+      ),
   );
 
   app.get<{ Params: { namespace: string }; Querystring: JobListQuery }>(

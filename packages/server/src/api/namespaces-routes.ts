@@ -46,8 +46,14 @@ export function registerNamespaceRoutes(app: FastifyInstance, deps: AppDeps): vo
       },
     },
     async (request) => {
-      const records = await listNamespaces(db, request.query.limit, request.query.offset);
-      return { namespaces: records.map(namespaceJson) };
+      const { limit, offset } = request.query;
+      const principal = request.principal;
+      if (principal.readsAll)
+        return { namespaces: (await listNamespaces(db, limit, offset)).map(namespaceJson) };
+      // Namespaces are few: page what the caller may read.
+      const all = await listNamespaces(db, Number.MAX_SAFE_INTEGER, 0);
+      const readable = all.filter((record) => principal.canRead(record.name));
+      return { namespaces: readable.slice(offset, offset + limit).map(namespaceJson) };
     },
   );
 

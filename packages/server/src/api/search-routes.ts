@@ -11,6 +11,7 @@ import {
   type SearchQuery,
 } from '../store/queries/search.js';
 import type { AppDeps } from './app.js';
+import { readableNamespaces } from './visibility.js';
 import { pageParams, plainJson, responses, schemaRef, upperCaseQuery } from './shapes.js';
 
 interface SearchQuerystring {
@@ -98,6 +99,7 @@ export function registerSearchRoutes(app: FastifyInstance, { db, state }: AppDep
         filter,
         sort: sort === 'NAME' ? 'NAME' : 'UPDATED_AT',
         namespace,
+        namespaces: readableNamespaces(request, state)?.names,
         before: startOfDay(before, 'before'),
         after: startOfDay(after, 'after'),
         limit,
@@ -230,7 +232,14 @@ function registerAdvancedSearchRoutes(app: FastifyInstance, db: AppDeps['db'], s
       },
       async (request) => {
         const { q } = request.query;
-        const records = await search(db, { q, filter: source.filter, sort: 'NAME', limit: 10, offset: 0 });
+        const records = await search(db, {
+          q,
+          filter: source.filter,
+          sort: 'NAME',
+          limit: 10,
+          offset: 0,
+          namespaces: readableNamespaces(request, state)?.names,
+        });
         const found = records.flatMap((record) => {
           const namespace = state.namespaces.get(record.namespace);
           const id = namespace && state[kind].get(entityKey(namespace.id, record.name))?.id;

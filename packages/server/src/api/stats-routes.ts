@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { HeadwaterError } from '../errors.js';
 import { entityCountStats, lineageEventStats, type StatsPeriod } from '../store/queries/stats.js';
 import type { AppDeps } from './app.js';
+import { readableNamespaces } from './visibility.js';
 import { plainJson, responses, schemaRef, upperCaseQuery } from './shapes.js';
 
 interface StatsQuery {
@@ -56,7 +57,7 @@ async function withTimeZone<T>(timeZone: string | undefined, run: () => Promise<
 }
 
 /** /api/v1/stats: the dashboard's event counts and growth charts. */
-export function registerStatsRoutes(app: FastifyInstance, { db }: AppDeps): void {
+export function registerStatsRoutes(app: FastifyInstance, { db, state }: AppDeps): void {
   app.get<{ Querystring: StatsQuery }>(
     '/api/v1/stats/lineage-events',
     {
@@ -74,7 +75,7 @@ export function registerStatsRoutes(app: FastifyInstance, { db }: AppDeps): void
     async (request) => {
       const timeZone = timeZoneOf(request.query);
       const buckets = await withTimeZone(timeZone, () =>
-        lineageEventStats(db, request.query.period, timeZone),
+        lineageEventStats(db, request.query.period, timeZone, readableNamespaces(request, state)),
       );
       return buckets.map((bucket) => ({
         ...bucket,
@@ -102,7 +103,7 @@ export function registerStatsRoutes(app: FastifyInstance, { db }: AppDeps): void
       async (request) => {
         const timeZone = timeZoneOf(request.query);
         const buckets = await withTimeZone(timeZone, () =>
-          entityCountStats(db, entity, request.query.period, timeZone),
+          entityCountStats(db, entity, request.query.period, timeZone, readableNamespaces(request, state)),
         );
         return buckets.map((bucket) => ({
           startInterval: bucket.startInterval.toISOString(),

@@ -100,7 +100,7 @@ export async function runBatchIngest(
   stream: RunEventStream,
   options: BatchIngestOptions,
 ): Promise<BatchIngestResult> {
-  const client = createHttpClient(server.url, { maxSockets: options.senders });
+  const client = createHttpClient(server.url, { maxSockets: options.senders, bearer: server.bearer });
   const nextBatch = () => {
     const events: string[] = [];
     for (let i = 0; i < options.batchSize; i++) events.push(stream.next());

@@ -22,6 +22,8 @@ export interface HttpClientOptions {
   readonly maxSockets: number;
   /** A request that takes longer fails. @default 120000 */
   readonly timeoutMs?: number;
+  /** Sent as `Authorization: Bearer <bearer>` when set. */
+  readonly bearer?: string | undefined;
 }
 
 /**
@@ -40,6 +42,7 @@ export function createHttpClient(baseUrl: string, options: HttpClientOptions): H
   const send = (method: 'GET' | 'POST', path: string, body?: string): Promise<HttpResult> =>
     new Promise((resolve, reject) => {
       const headers: http.OutgoingHttpHeaders = {};
+      if (options.bearer !== undefined) headers.authorization = `Bearer ${options.bearer}`;
       if (body !== undefined) {
         headers['content-type'] = 'application/json';
         headers['content-length'] = Buffer.byteLength(body);

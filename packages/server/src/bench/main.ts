@@ -37,6 +37,7 @@ import {
 } from './report.js';
 import { createRunEventStream } from './run-events.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
+import { createBenchKey } from './auth.js';
 import { resummarize, summarizeServerProfiles, type NamedWindow } from './server-profile.js';
 import { runSingleIngest } from './single-ingest.js';
 import { checkStoredEvents } from './stored-events.js';
@@ -186,10 +187,12 @@ async function runStore(name: StoreName, options: BenchOptions): Promise<StoreRe
     progress(`${name}: starting the server (${store.description})`);
     if (profileDir !== undefined) await mkdir(profileDir, { recursive: true });
     const startAt = performance.now();
+    const bearer = options.auth ? await createBenchKey(store.serveArgs) : undefined;
     server = await startServerProcess({
       serveArgs: store.serveArgs,
       cpuProfileDir: profileDir,
     });
+    server.bearer = bearer;
     const running = server;
     const stopServer = () => running.stop(5_000);
     pending.add(stopServer);

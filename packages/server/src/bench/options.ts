@@ -68,6 +68,8 @@ export interface BenchOptions {
   readonly uiNodes: number;
   /** Page loads of the graph page, the first of them an unmeasured warm-up. @default 5 (quick: 3) */
   readonly uiRuns: number;
+  /** Authentication on: the store gets a writer key before the server starts, and ingest sends it. @default false */
+  readonly auth: boolean;
 }
 
 /** The PostgreSQL the harness uses when DATABASE_URL is unset. */
@@ -105,6 +107,8 @@ embedded-store server. Prints a table per store and per measurement, then one JS
   --client-events=20000     events the async_http client sends (and emit() calls with the backend down)
   --ui-nodes=2000           nodes of the generated graph rendered in Chromium (/usr/bin/chromium)
   --ui-runs=5               page loads of the graph page, the first one a warm-up
+  --auth                    authentication on: ingest sends an API key (also BENCH_AUTH=1); compare with a run
+                            without it taken back to back
 
 PostgreSQL: DATABASE_URL (default ${DEFAULT_DATABASE_URL}); the role must be allowed to CREATE DATABASE.
 The harness creates a fresh database per run and drops it afterwards; it skips PostgreSQL if unreachable.`;
@@ -184,6 +188,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     clientEvents: Math.round(size('client-events', 20_000, 5_000)),
     uiNodes: Math.round(size('ui-nodes', 2000, 2000, 2)),
     uiRuns: Math.round(size('ui-runs', 5, 3, 2)),
+    auth: flags.auth === true || env.BENCH_AUTH === '1' || env.BENCH_AUTH === 'true',
   });
 }
 
@@ -197,6 +202,7 @@ function parse(argv: readonly string[]) {
     options: {
       help: { type: 'boolean', short: 'h' },
       quick: { type: 'boolean' },
+      auth: { type: 'boolean' },
       only: { type: 'string' },
       store: { type: 'string' },
       clients: { type: 'string' },

@@ -17,6 +17,8 @@ export interface ServerProcessOptions {
 /** A Headwater server running in a child process. */
 export interface ServerProcess {
   readonly url: string;
+  /** The API key clients send when the benchmark runs with authentication on. */
+  bearer?: string | undefined;
   readonly pid: number;
   /** True when the server writes to PostgreSQL, whose backends then do part of its work in other processes. */
   readonly usesPostgres: boolean;

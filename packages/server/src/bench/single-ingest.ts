@@ -52,7 +52,7 @@ export async function runSingleIngest(
   stream: RunEventStream,
   options: SingleIngestOptions,
 ): Promise<SingleIngestResult> {
-  const client = createHttpClient(server.url, { maxSockets: options.clients });
+  const client = createHttpClient(server.url, { maxSockets: options.clients, bearer: server.bearer });
   try {
     const warmup = await drive(options.warmupSeconds, Number.POSITIVE_INFINITY);
     const bytesBefore = stream.meanBytes * stream.generated;

@@ -79,11 +79,15 @@ function networkCode(error: unknown): string | undefined {
 
 /**
  * fetch() with a timeout, turning "could not connect" into a CliError that says what to do. Responses of any
- * status are returned; the caller decides what an error status means.
+ * status are returned; the caller decides what an error status means. HEADWATER_API_KEY (or
+ * OPENLINEAGE_API_KEY, as the OpenLineage clients read it), when set, is sent as the bearer credential.
  */
 export async function request(url: string, init: RequestInit = {}): Promise<Response> {
+  const key = process.env.HEADWATER_API_KEY || process.env.OPENLINEAGE_API_KEY;
+  const headers = new Headers(init.headers);
+  if (key && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
   try {
-    return await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    return await fetch(url, { ...init, headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   } catch (error) {
     const origin = new URL(url).origin;
     if (error instanceof DOMException && error.name === 'TimeoutError') {

@@ -9,6 +9,7 @@ import { proxyCommand } from './proxy.js';
 import { rootCauseCommand } from './root-cause.js';
 import { schemaDiffCommand } from './schema-diff.js';
 import { serveCommand } from './serve.js';
+import { auditCommand, keysCommand } from './keys.js';
 
 const usage = `headwater: an OpenLineage lineage server
 
@@ -24,6 +25,8 @@ Usage:
   headwater impact NODE [--change latest|removed|typeChanged|none] [--fail-on breaking|any] [--json] [--url URL]
   headwater schema-diff DATASET [--from VERSION --to VERSION] [--json] [--url URL]
   headwater diff RUN_A RUN_B [--json] [--url URL]
+  headwater keys create --name NAME --role reader|writer|admin --namespaces PATTERN [--expires 90d] | list | revoke ID
+  headwater audit [--since TIME] [--actor key:ID] [--action PREFIX] [--json]
   headwater --help`;
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
@@ -36,6 +39,8 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   impact: impactCommand,
   'schema-diff': schemaDiffCommand,
   diff: diffCommand,
+  keys: keysCommand,
+  audit: auditCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

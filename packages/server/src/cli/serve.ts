@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import { resolveConfig } from '../config.js';
 import { createServer } from '../server.js';
 import { KAFKA_FLAG_OPTIONS } from '../streams/kafka-config.js';
+import { securityFlags } from '../security/config.js';
+import { isLoopback } from '../security/plugin.js';
 
 /** `headwater serve`: runs the server until SIGINT or SIGTERM, then shuts down cleanly. */
 export async function serveCommand(args: string[]): Promise<number> {
@@ -21,19 +23,30 @@ export async function serveCommand(args: string[]): Promise<number> {
       'forward-config': { type: 'string' },
       ...KAFKA_FLAG_OPTIONS,
       'stale-run-after': { type: 'string' },
+      ...securityFlags,
     },
     strict: true,
   });
   const config = resolveConfig(values);
   const server = await createServer(config);
-  const url = await server.listen();
+  await server.listen();
   const store = config.databaseUrl
     ? `PostgreSQL, ${server.replication.role === 'writer' ? 'the writer' : 'following the writer'}`
     : `embedded store in ${config.dataDir}`;
   const kafka = config.kafka ? `, Kafka ${config.kafka.topics.join(', ')} as ${config.kafka.groupId}` : '';
+  // The address actually bound (Fastify's URL names 127.0.0.1 for a server bound to every interface).
+  const bound = server.app.server.address();
+  const port = typeof bound === 'object' && bound !== null ? bound.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   process.stdout.write(
-    `headwater listening on ${url} (${store}${config.strict ? ', strict' : ''}${kafka})\n`,
+    `headwater listening on http://${host}:${port} (${store}${config.strict ? ', strict' : ''}${kafka})\n`,
   );
+  if (config.security.insecure && !isLoopback(config.host)) {
+    process.stderr.write(
+      `headwater: WARNING: --insecure: ${config.host} is served without requiring credentials until a key exists or ` +
+        'an OIDC issuer is configured; anyone who reaches it can read and delete everything.\n',
+    );
+  }
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       process.stdout.write(`headwater: ${signal}, finishing in-flight events and closing the store\n`);

@@ -22,6 +22,15 @@ export type EventOutcome =
   /** Not stored because the store or the server could not take it now: send it again later. */
   | { readonly status: 'unavailable'; readonly reason: string; readonly retryAfterSeconds: number };
 
+/**
+ * Told of the outcome of each event, with the decoded value it came as when there is one. 'forbidden' is an
+ * event the caller may not write (refused before the front door; see src/security).
+ */
+export type OutcomeObserver = (
+  values: readonly unknown[],
+  outcomes: readonly Pick<EventOutcome | { status: 'forbidden' }, 'status'>[],
+) => void;
+
 /** An event that passed the checks, ready for the pipeline, or why it did not. */
 export type CheckedEvent =
   | { readonly ok: true; readonly event: NormalizedEvent }
@@ -68,6 +77,7 @@ export class EventChecker {
 export class IngestFrontDoor {
   readonly #checker: EventChecker;
   readonly #pipeline: IngestPipeline;
+  readonly #observers: OutcomeObserver[] = [];
 
   constructor(validator: Validator, pipeline: IngestPipeline, limits: EventLimits = DEFAULT_EVENT_LIMITS) {
     this.#checker = new EventChecker(validator, limits);
@@ -77,6 +87,16 @@ export class IngestFrontDoor {
   /** Checks one decoded event: its limits first (so nothing later meets a hostile shape), then the schema. */
   check(incoming: IncomingEvent): CheckedEvent {
     return this.#checker.check(incoming);
+  }
+
+  /** Registers an observer told of every event's outcome (metrics count them by outcome and producer). */
+  onOutcomes(observer: OutcomeObserver): void {
+    this.#observers.push(observer);
+  }
+
+  /** Tells the observers of outcomes decided outside `submit` (an event refused before it got here). */
+  report(values: readonly unknown[], outcomes: Parameters<OutcomeObserver>[1]): void {
+    for (const observer of this.#observers) observer(values, outcomes);
   }
 
   /**
@@ -98,6 +118,10 @@ export class IngestFrontDoor {
     if (accepted.length > 0) {
       const committed = await commitEach(this.#pipeline, accepted);
       positions.forEach((position, index) => (outcomes[position] = committed[index]!));
+    }
+    if (this.#observers.length > 0) {
+      const values = incoming.map((item) => ('ok' in item ? undefined : item.value));
+      this.report(values, outcomes as EventOutcome[]);
     }
     return outcomes as EventOutcome[];
   }

@@ -17,6 +17,9 @@ export interface Commit {
   readonly seq: number;
 }
 
+/** Told of each group write: events written, milliseconds taken, whether it failed. */
+export type WriteObserver = (events: number, ms: number, failed: boolean) => void;
+
 /**
  * Called after each committed batch, e.g. to update the lineage graph index. Listeners see batches one at a
  * time, in commit order; a batch is acknowledged once its listeners have settled, so a reader that asks after
@@ -136,6 +139,18 @@ export class IngestPipeline {
   get mirror(): ModelState {
     return this.#state;
   }
+
+  /** Events accepted and not yet committed (the queue depth metric). */
+  get queuedEvents(): number {
+    return this.#queuedEvents;
+  }
+
+  /** Registers an observer told of each group write: its events, how long it took, and whether it failed. */
+  onWrite(observer: WriteObserver): void {
+    this.#writeObservers.push(observer);
+  }
+
+  readonly #writeObservers: WriteObserver[] = [];
 
   /** Registers a listener called with each committed changeset. */
   onCommit(listener: CommitListener): void {
@@ -294,15 +309,27 @@ export class IngestPipeline {
       const write = this.#chain.then(async () => {
         const epoch = this.#writerEpoch();
         await this.#db.checkWritable();
-        return writeBatch(
-          this.#db,
-          batch.unique,
-          batch.firstId,
-          this.#now(),
-          batch.changes,
-          batch.delta,
-          epoch,
-        );
+        const started = performance.now();
+        const observe = (failed: boolean) => {
+          for (const observer of this.#writeObservers)
+            observer(batch.unique.length, performance.now() - started, failed);
+        };
+        try {
+          const inserted = await writeBatch(
+            this.#db,
+            batch.unique,
+            batch.firstId,
+            this.#now(),
+            batch.changes,
+            batch.delta,
+            epoch,
+          );
+          observe(false);
+          return inserted;
+        } catch (error) {
+          observe(true);
+          throw error;
+        }
       });
       this.#chain = write;
       const handled: Promise<void> = write

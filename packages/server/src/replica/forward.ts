@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HeadwaterError } from '../errors.js';
 import type { Replication } from './replication.js';
 
-/** Request headers that describe the connection, not the request: never passed on. */
+/** Request headers not passed on: those of the connection, not the request, and those the follower answers for. */
 const HOP_HEADERS = new Set([
   'connection',
   'keep-alive',
@@ -15,6 +15,11 @@ const HOP_HEADERS = new Set([
   'trailer',
   'proxy-connection',
   'expect',
+  // The follower has checked Origin against its own Host (src/security/plugin.ts) before forwarding; the writer,
+  // reached under its advertised address, would take the page's origin for a cross-site one.
+  'origin',
+  // Replaced by this request's id, so that the follower's and the writer's log lines about it share one id.
+  'x-request-id',
 ]);
 
 /** Response headers not passed back: fetch has decoded the body and will frame it again. */
@@ -64,6 +69,7 @@ async function forward(
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
   headers.append('x-forwarded-for', request.ip);
+  headers.set('x-request-id', request.id);
   const hasBody =
     request.headers['content-length'] !== '0' && request.headers['content-length'] !== undefined
       ? true

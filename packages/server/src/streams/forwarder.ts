@@ -171,7 +171,7 @@ export interface ForwardedEvent {
 
 /** Routes events to sinks through a durable spool per sink, and delivers each sink on its own. */
 export interface Forwarder {
-  /** Prometheus metrics of the forwarder (its own registry). */
+  /** The Prometheus registry holding the forwarder's series (`options.registry`, else its own). */
   readonly registry: Registry;
   readonly sinks: readonly string[];
   /** Events waiting for `sink`. */
@@ -199,6 +199,8 @@ export interface ForwarderOptions {
   readonly maxBackoffMs?: number;
   /** Prefix of the metric names. @default 'headwater_forward' */
   readonly metricPrefix?: string;
+  /** The registry its series join (the server's, served at its /metrics). @default a registry of its own */
+  readonly registry?: Registry;
 }
 
 /** Creates the transports of the sinks; bad sink configuration throws once, naming the key. */
@@ -262,7 +264,7 @@ export function createForwarder(config: ForwardConfig, options: ForwarderOptions
     ]),
   );
   const route = createRouter(config.routes, names);
-  const registry = new Registry();
+  const registry = options.registry ?? new Registry();
   const labelNames = ['sink'] as const;
   const delivered = new Counter({
     name: `${prefix}_delivered_total`,

@@ -41,6 +41,8 @@ export function findJobs(db: Queryable, ids: readonly number[]): Promise<JobReco
 export interface JobFilter {
   /** Only this namespace; all namespaces when undefined. */
   readonly namespaceId?: number | undefined;
+  /** Only these namespaces (what the caller may read); all when undefined. */
+  readonly namespaceIds?: readonly number[] | undefined;
   /** Only jobs whose latest run is in one of these states (jobs without runs have none). */
   readonly lastRunStates?: readonly string[] | undefined;
 }
@@ -50,6 +52,10 @@ function where(filter: JobFilter, params: unknown[]): string {
   if (filter.namespaceId !== undefined) {
     params.push(filter.namespaceId);
     conditions.push(`j.namespace_id = $${params.length}`);
+  }
+  if (filter.namespaceIds !== undefined) {
+    params.push(filter.namespaceIds);
+    conditions.push(`j.namespace_id = ANY($${params.length}::int[])`);
   }
   if (filter.lastRunStates !== undefined) {
     params.push(filter.lastRunStates);

@@ -10,6 +10,8 @@ export interface SearchQuery {
   readonly sort: 'NAME' | 'UPDATED_AT';
   /** Only this namespace. */
   readonly namespace?: string | undefined;
+  /** Only these namespaces (what the caller may read); all when undefined. */
+  readonly namespaces?: readonly string[] | undefined;
   /** Only entities updated before / after these instants. */
   readonly before?: Date | undefined;
   readonly after?: Date | undefined;
@@ -34,12 +36,14 @@ function matching(query: SearchQuery, params: unknown[]): string {
   const param = (value: unknown) => `$${params.push(value)}`;
   const pattern = param(containsPattern(query.q));
   const namespace = query.namespace === undefined ? undefined : param(query.namespace);
+  const namespaces = query.namespaces === undefined ? undefined : param(query.namespaces);
   const before = query.before === undefined ? undefined : param(query.before.toISOString());
   const after = query.after === undefined ? undefined : param(query.after.toISOString());
   // One branch per table, so that each name match can use that table's trigram index.
   const branch = (type: 'DATASET' | 'JOB', table: string) => {
     const conditions = ['NOT e.is_hidden', `e.name ILIKE ${pattern}`];
     if (namespace) conditions.push(`n.name = ${namespace}`);
+    if (namespaces) conditions.push(`n.name = ANY(${namespaces}::text[])`);
     if (before) conditions.push(`e.updated_at < ${before}::timestamptz`);
     if (after) conditions.push(`e.updated_at > ${after}::timestamptz`);
     return `SELECT '${type}' AS type, e.name, n.name AS namespace, e.updated_at AS "updatedAt"

@@ -1,5 +1,11 @@
 import type { Queryable } from '../db.js';
 
+/** Only these namespaces (what a caller may read), by name and id. */
+export interface NamespaceScope {
+  readonly names: readonly string[];
+  readonly ids: readonly number[];
+}
+
 /** DAY: the last 24 hours, hour by hour (UTC). WEEK: the last 7 days, day by day in a time zone. */
 export type StatsPeriod = 'DAY' | 'WEEK';
 
@@ -57,7 +63,11 @@ export function lineageEventStats(
   db: Queryable,
   period: StatsPeriod,
   timeZone: string | undefined,
+  namespaces?: NamespaceScope,
 ): Promise<LineageEventBucket[]> {
+  const params: unknown[] = period === 'WEEK' ? [timeZone] : [];
+  // A caller who may not read every namespace counts the events of the jobs they may read.
+  const only = namespaces ? `AND e.job_namespace = ANY($${params.push(namespaces.names)}::text[])` : '';
   return db.query<LineageEventBucket>(
     `WITH ${bucketsCte(period)}
      SELECT b.label_start AS "startInterval", b.label_end AS "endInterval",
@@ -66,10 +76,10 @@ export function lineageEventStats(
             count(e.id) FILTER (WHERE e.event_type = 'COMPLETE')::int AS complete,
             count(e.id) FILTER (WHERE e.event_type = 'ABORT')::int AS abort
      FROM buckets b
-     LEFT JOIN events e ON e.event_time >= b.start_at AND e.event_time < b.end_at
+     LEFT JOIN events e ON e.event_time >= b.start_at AND e.event_time < b.end_at ${only}
      GROUP BY b.label_start, b.label_end, b.start_at
      ORDER BY b.start_at`,
-    period === 'WEEK' ? [timeZone] : [],
+    params,
   );
 }
 
@@ -87,20 +97,28 @@ export function entityCountStats(
   entity: CountedEntity,
   period: StatsPeriod,
   timeZone: string | undefined,
+  namespaces?: NamespaceScope,
 ): Promise<CountBucket[]> {
   const table = COUNTED[entity];
+  const params: unknown[] = period === 'WEEK' ? [timeZone] : [];
+  // Sources have no namespace: a source is the namespace of the same name (OpenLineage names both alike).
+  const only = !namespaces
+    ? ''
+    : entity === 'sources'
+      ? `AND t.name = ANY($${params.push(namespaces.names)}::text[])`
+      : `AND t.namespace_id = ANY($${params.push(namespaces.ids)}::int[])`;
   return db.query<CountBucket>(
     `WITH ${bucketsCte(period)},
      per_bucket AS (
        SELECT b.label_start, b.label_end, b.start_at, count(t.id) AS created
-       FROM buckets b LEFT JOIN ${table} t ON t.created_at >= b.start_at AND t.created_at < b.end_at
+       FROM buckets b LEFT JOIN ${table} t ON t.created_at >= b.start_at AND t.created_at < b.end_at ${only}
        GROUP BY b.label_start, b.label_end, b.start_at),
      earlier AS (
-       SELECT count(*) AS created FROM ${table} WHERE created_at < (SELECT min(start_at) FROM buckets))
+       SELECT count(*) AS created FROM ${table} t WHERE t.created_at < (SELECT min(start_at) FROM buckets) ${only})
      SELECT label_start AS "startInterval", label_end AS "endInterval",
             ((SELECT created FROM earlier) + sum(created) OVER (ORDER BY start_at))::int AS count
      FROM per_bucket
      ORDER BY start_at`,
-    period === 'WEEK' ? [timeZone] : [],
+    params,
   );
 }

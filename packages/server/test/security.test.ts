@@ -1,0 +1,253 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../src/config.js';
+import { createServer } from '../src/server.js';
+import { createApiKey } from '../src/security/keys.js';
+import { backends, startServer } from './helpers/backends.js';
+import { runEvent, RUN_1, T0 } from './read-scenario.js';
+
+const event = (namespace: string, input = 'open://lake', runId = RUN_1) =>
+  runEvent({
+    eventType: 'COMPLETE',
+    time: T0,
+    runId,
+    job: 'load',
+    namespace,
+    inputs: [{ namespace: input, name: 'raw' }],
+    outputs: [{ namespace: 'open://lake', name: 'clean' }],
+  });
+
+describe.each(backends())('authentication and authorisation on the $name store', (backend) => {
+  let ctx: Awaited<ReturnType<typeof startServer>>;
+  const keys: Record<string, string> = {};
+  const call = (
+    method: string,
+    url: string,
+    key?: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
+    ctx.server.app.inject({
+      method: method as 'GET',
+      url,
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+
+  beforeAll(async () => {
+    ctx = await startServer(backend);
+  });
+  afterAll(async () => {
+    await ctx?.stop();
+  });
+
+  it('needs no key on loopback while none exists, then a key for every request', async () => {
+    expect((await call('POST', '/api/v1/lineage', undefined, event('open-jobs'))).statusCode).toBe(201);
+    expect((await call('GET', '/api/v1/namespaces')).statusCode).toBe(200);
+    const created = await call('POST', '/api/v1/keys', undefined, {
+      name: 'root',
+      role: 'admin',
+      namespaces: ['*'],
+    });
+    expect(created.statusCode).toBe(201);
+    keys.admin = created.json().key as string;
+    expect(keys.admin).toMatch(/^hw_[a-z0-9]{12}_/);
+    const anonymous = await call('GET', '/api/v1/namespaces');
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json().error).toBe('UNAUTHORIZED');
+    expect((await call('GET', '/api/v1/namespaces', `${keys.admin}x`)).statusCode).toBe(401);
+    expect((await call('GET', '/api/v1/namespaces', 'hw_aaaaaaaaaaaa_' + 'a'.repeat(43))).statusCode).toBe(
+      401,
+    );
+    expect((await call('GET', '/api/v1/namespaces', keys.admin)).statusCode).toBe(200);
+    // What stays public: health, the API description, the explorer.
+    expect((await call('GET', '/healthz')).statusCode).toBe(200);
+    expect((await call('GET', '/api/v1/openapi.json')).statusCode).toBe(200);
+    for (const [name, role, namespaces] of [
+      ['reader', 'reader', ['open*']],
+      ['writer', 'writer', ['open*']],
+      ['lake-admin', 'admin', ['open://lake']],
+    ] as const) {
+      const answer = await call('POST', '/api/v1/keys', keys.admin, { name, role, namespaces });
+      keys[name] = answer.json().key as string;
+    }
+    // Keys are stored hashed: the secret is nowhere in the store.
+    const rows = await ctx.server.db.query<Record<string, unknown>>('SELECT * FROM api_keys');
+    expect(JSON.stringify(rows)).not.toContain(keys.admin.split('_')[2]);
+  });
+
+  it('gives each role what it may do, over its namespaces only', async () => {
+    expect((await call('POST', '/api/v1/lineage', keys.reader, event('open-jobs'))).statusCode).toBe(403);
+    expect((await call('POST', '/api/v1/lineage', keys.writer, event('open-jobs'))).statusCode).toBe(201);
+    // An event naming a namespace the writer does not cover is refused whole, and alone in a batch.
+    const foreign = await call('POST', '/api/v1/lineage', keys.writer, event('open-jobs', 'vault://secret'));
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.json().message).toContain('"vault://secret"');
+    const batch = await call('POST', '/api/v1/lineage/batch', keys.writer, [
+      event('open-jobs'),
+      event('other-jobs', 'open://lake', '0190d3a2-0000-7000-8000-0000000000c1'),
+    ]);
+    expect(batch.json()).toMatchObject({ status: 'partial_success', summary: { successful: 1, failed: 1 } });
+    expect(batch.json().failed_events[0]).toMatchObject({ index: 1, retriable: false });
+    // Deletes and tags are for admins, in their namespaces; a global tag needs an admin over '*'.
+    const dataset = `/api/v1/namespaces/${encodeURIComponent('open://lake')}/datasets/clean`;
+    expect((await call('DELETE', dataset, keys.writer)).statusCode).toBe(403);
+    expect((await call('POST', `${dataset}/tags/PII`, keys['lake-admin'])).statusCode).not.toBe(403);
+    expect((await call('PUT', '/api/v1/tags/PII', keys['lake-admin'], { description: 'x' })).statusCode).toBe(
+      403,
+    );
+    // A namespace it may not even read is not there for it.
+    expect((await call('DELETE', '/api/v1/namespaces/open-jobs', keys['lake-admin'])).statusCode).toBe(404);
+    expect((await call('DELETE', dataset, keys['lake-admin'])).statusCode).toBe(200);
+    // Keys and the audit log are for admins over everything.
+    expect((await call('GET', '/api/v1/keys', keys['lake-admin'])).statusCode).toBe(403);
+    expect((await call('GET', '/api/v1/audit', keys.reader)).statusCode).toBe(403);
+  });
+
+  it('audits every non-ingest write and every refused credential', async () => {
+    // The audit entries of the requests above are written as they are answered.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    type Audit = { entries: { action: string; status: number; detail: string | null }[]; totalCount: number };
+    const audit = (await call('GET', '/api/v1/audit?limit=1000', keys.admin)).json<Audit>();
+    const actions = audit.entries.map((entry) => `${entry.action} ${entry.status}`);
+    expect(actions).toContain('DELETE /api/v1/namespaces/:namespace/datasets/:dataset 200');
+    expect(actions).toContain('POST /api/v1/keys 201');
+    expect(actions.filter((action) => action.startsWith('auth.failure')).length).toBeGreaterThanOrEqual(8);
+    expect(audit.entries.some((entry) => entry.detail === 'key_unknown')).toBe(true);
+    const failures = (await call('GET', '/api/v1/audit?action=auth.', keys.admin)).json<Audit>();
+    expect(failures.totalCount).toBe(actions.filter((a) => a.startsWith('auth.')).length);
+  });
+
+  it('revokes and expires keys', async () => {
+    const revoked = await call('DELETE', '/api/v1/keys/reader', keys.admin);
+    expect(revoked.statusCode).toBe(200);
+    expect((await call('GET', '/api/v1/namespaces', keys.reader)).statusCode).toBe(401);
+    const { token } = await createApiKey(ctx.server.db, {
+      name: 'short',
+      role: 'reader',
+      namespaces: ['*'],
+      expiresAt: new Date(Date.now() + 300),
+    });
+    expect((await call('GET', '/api/v1/namespaces', token)).statusCode).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const expired = await call('GET', '/api/v1/namespaces', token);
+    expect(expired.statusCode).toBe(401);
+    expect(expired.json().message).toContain('expired');
+  });
+
+  it('refuses DNS-rebinding hosts and cross-site writes', async () => {
+    const rebinding = await call('GET', '/api/v1/namespaces', keys.admin, undefined, {
+      host: 'attacker.example:5000',
+    });
+    expect(rebinding.statusCode).toBe(403);
+    expect(rebinding.json().message).toContain('attacker.example');
+    const csrf = await call('POST', '/api/v1/tags/X', keys.admin, undefined, {
+      origin: 'https://evil.example',
+    });
+    expect(csrf.statusCode).toBe(403);
+    expect(csrf.json().message).toContain('cross-site');
+    // Same origin is fine; CORS is off (no Access-Control-Allow-Origin for anyone).
+    const same = await call(
+      'PUT',
+      '/api/v1/tags/X',
+      keys.admin,
+      { description: 'ok' },
+      { origin: 'http://localhost:80' },
+    );
+    expect(same.statusCode).toBe(200);
+    const preflight = await ctx.server.app.inject({
+      method: 'GET',
+      url: '/api/v1/namespaces',
+      headers: { origin: 'https://evil.example', authorization: `Bearer ${keys.admin}` },
+    });
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('rate limits', () => {
+  const [embedded] = backends();
+  let ctx: Awaited<ReturnType<typeof startServer>>;
+  const keys: Record<string, string> = {};
+  const call = (method: string, url: string, key?: string) =>
+    ctx.server.app.inject({
+      method: method as 'GET',
+      url,
+      headers: key ? { authorization: `Bearer ${key}` } : {},
+    });
+
+  beforeAll(async () => {
+    ctx = await startServer(embedded!, {
+      security: {
+        ...resolveConfig({}, {}).security,
+        rateLimitPerKey: 5,
+        rateLimitPerAddress: 3,
+        rateLimitWindowSeconds: 1,
+      },
+    });
+    keys.writer = (await createApiKey(ctx.server.db, { name: 'w', role: 'writer', namespaces: ['*'] })).token;
+    keys.admin = (await createApiKey(ctx.server.db, { name: 'a', role: 'admin', namespaces: ['*'] })).token;
+  });
+  afterAll(async () => {
+    await ctx?.stop();
+  });
+
+  it('limits requests per key with 429 and Retry-After, and lets a client that waits go on', async () => {
+    const statuses: number[] = [];
+    let retryAfter: string | undefined;
+    for (let i = 0; i < 8; i++) {
+      const answer = await call('GET', '/api/v1/namespaces', keys.writer);
+      statuses.push(answer.statusCode);
+      if (answer.statusCode === 429) retryAfter = String(answer.headers['retry-after']);
+    }
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(statuses.slice(5)).toEqual([429, 429, 429]);
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    // Another key is not limited by this one.
+    expect((await call('GET', '/api/v1/namespaces', keys.admin)).statusCode).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, Number(retryAfter) * 1000 + 50));
+    expect((await call('GET', '/api/v1/namespaces', keys.writer)).statusCode).toBe(200);
+  });
+
+  it('limits requests without a valid credential per address', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await call('GET', '/api/v1/namespaces', 'hw_bad')).statusCode);
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    const metrics = await call('GET', '/metrics', keys.admin);
+    expect(metrics.body).toMatch(/headwater_rate_limited_requests_total\{by="key"\} 3/);
+    expect(metrics.body).toMatch(/headwater_rate_limited_requests_total\{by="address"\} 2/);
+  });
+});
+
+describe('safe defaults when binding beyond loopback', () => {
+  const [embedded] = backends();
+
+  it('refuses to serve 0.0.0.0 without auth unless --insecure, and says where it listens', async () => {
+    const { config: store, cleanup } = await embedded!.fresh();
+    try {
+      const base = {
+        ...resolveConfig({}, {}),
+        ...store,
+        port: 0,
+        logLevel: 'silent' as const,
+        host: '0.0.0.0',
+      };
+      const open = await createServer(base);
+      await expect(open.listen()).rejects.toThrow(/Refusing to serve 0\.0\.0\.0 without authentication/);
+      await open.close();
+      const insecure = await createServer({ ...base, security: { ...base.security, insecure: true } });
+      await insecure.listen();
+      await insecure.close();
+      // With a key, it serves, and needs the key.
+      const keyed = await createServer(base);
+      await createApiKey(keyed.db, { name: 'a', role: 'admin', namespaces: ['*'] });
+      const url = await keyed.listen();
+      expect((await fetch(`${url.replace('0.0.0.0', '127.0.0.1')}/api/v1/namespaces`)).status).toBe(401);
+      await keyed.close();
+    } finally {
+      await cleanup();
+    }
+  });
+});
