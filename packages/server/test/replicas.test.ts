@@ -194,7 +194,7 @@ describe.skipIf(postgres === undefined)('replicas on one PostgreSQL', () => {
   }, 120_000);
 
   it('with keys, a follower passes credentials on and the writer decides; the follower checks Origin itself', async () => {
-    const a = await start();
+    await start();
     const b = await start();
     await until('b to follow a', async () => ((await ready(b.url)).role === 'follower' ? true : undefined));
     const post = (url: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
