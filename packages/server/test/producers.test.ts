@@ -32,7 +32,7 @@ describe.each(backends())('producer behaviour on the $name store', (backend) => 
     kind: string;
     nodeId: string;
     errorMessage: string | null;
-    run: { id: string; state: string } | null;
+    run: { id: string; state: string; contradictoryStates: string[] } | null;
   }
 
   beforeAll(async () => {
@@ -65,11 +65,14 @@ describe.each(backends())('producer behaviour on the $name store', (backend) => 
       await post(runEvent({ ...base, eventType: 'COMPLETE', time: T0 + MINUTE + 5, outputs: [output] }));
     });
 
-    it('the run stays FAILED, ended at the failure', async () => {
-      const run = await get<{ state: string; endedAt: string }>(`/api/v1/jobs/runs/${runId}`);
-      expect({ state: run.state, endedAt: run.endedAt }).toEqual({
+    it('the run stays FAILED, ended at the failure, and says its events contradicted each other', async () => {
+      const run = await get<{ state: string; endedAt: string; contradictoryStates?: string[] }>(
+        `/api/v1/jobs/runs/${runId}`,
+      );
+      expect({ state: run.state, endedAt: run.endedAt, contradictory: run.contradictoryStates }).toEqual({
         state: 'FAILED',
         endedAt: new Date(T0 + MINUTE).toISOString(),
+        contradictory: ['FAILED', 'COMPLETED'],
       });
       const job = await get<{ latestRun: { state: string } }>(
         '/api/v1/namespaces/spark/jobs/spark_app.execute_insert',
@@ -82,7 +85,7 @@ describe.each(backends())('producer behaviour on the $name store', (backend) => 
         `/api/v1/analysis/root-cause?nodeId=${encodeURIComponent('dataset:file:/warehouse/out.parquet')}`,
       );
       expect(answer.causes.filter((c) => c.kind === 'failedRun').map((c) => c.run)).toEqual([
-        expect.objectContaining({ id: runId, state: 'FAILED' }),
+        expect.objectContaining({ id: runId, state: 'FAILED', contradictoryStates: ['FAILED', 'COMPLETED'] }),
       ]);
       // The error is in Spark's own facet, spark.exception, not errorMessage.
       const [failed] = answer.causes.filter((c) => c.kind === 'failedRun');

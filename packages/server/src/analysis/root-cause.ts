@@ -14,6 +14,7 @@ import {
   type RunOutcome,
   type WriteRecord,
 } from '../store/queries/analysis.js';
+import { contradictoryStates } from '../ingest/run-state.js';
 import type { ReadModel } from '../store/read-model.js';
 import {
   analysisNodeId,
@@ -37,6 +38,8 @@ export interface CauseRun {
   readonly state: string;
   readonly startedAt: string | null;
   readonly endedAt: string | null;
+  /** Every terminal state the run reported when they contradict each other (FAIL, then COMPLETE), else []. */
+  readonly contradictoryStates: string[];
 }
 
 /** A failing assertion. */
@@ -325,8 +328,9 @@ export async function rootCause(
     schemaChange: fields.schemaChange ?? null,
   });
   const causes: Cause[] = [];
-  const runCause = (r: Reached, run: RunOutcome): Cause =>
-    cause({
+  const runCause = (r: Reached, run: RunOutcome): Cause => {
+    const contradictory = contradictoryStates(run.terminalsSeen);
+    return cause({
       kind: 'failedRun',
       nodeId: jobNodeId(state, run.jobId),
       distance: r.distance,
@@ -334,10 +338,18 @@ export async function rootCause(
       message:
         `${state.jobsById.get(run.jobId)?.name ?? run.jobId}: run ${run.uuid} ${run.state}` +
         `${run.endedAt ? ` at ${run.endedAt.toISOString()}` : ''}` +
-        `${run.errorMessage ? `: ${run.errorMessage.split('\n')[0]}` : ''}`,
+        `${run.errorMessage ? `: ${run.errorMessage.split('\n')[0]}` : ''}` +
+        `${contradictory.length > 0 ? ` (its events also reported ${contradictory.slice(1).join(', ')})` : ''}`,
       errorMessage: run.errorMessage,
-      run: { id: run.uuid, state: run.state, startedAt: iso(run.startedAt), endedAt: iso(run.endedAt) },
+      run: {
+        id: run.uuid,
+        state: run.state,
+        startedAt: iso(run.startedAt),
+        endedAt: iso(run.endedAt),
+        contradictoryStates: contradictory,
+      },
     });
+  };
   const reportedRuns = new Set<string>();
   for (const r of jobs) {
     const run = latestRuns.get(r.node.id);

@@ -74,7 +74,19 @@ const rootCauseSchema = object({
       path: { ...strings, description: 'Node ids from the target to nodeId' },
       message: string,
       errorMessage: nullableString,
-      run: nullable(object({ id: string, state: string, startedAt: nullableTime, endedAt: nullableTime })),
+      run: nullable(
+        object({
+          id: string,
+          state: string,
+          startedAt: nullableTime,
+          endedAt: nullableTime,
+          contradictoryStates: {
+            ...strings,
+            description:
+              'Every terminal state the run reported when they contradict each other (FAIL, then COMPLETE), most severe first; else empty',
+          },
+        }),
+      ),
       assertions: arrayOf(
         object({
           assertion: string,

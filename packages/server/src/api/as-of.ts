@@ -284,6 +284,7 @@ async function runsJsonAsOf(
       nominalEndTime: null,
       startedAt: null,
       endedAt: null,
+      terminalsSeen: 0,
     };
     result.set(
       run.uuid,

@@ -14,6 +14,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { HeadwaterError } from '../errors.js';
 import { ERROR_FACETS, runErrorOf, type RunError } from '../ingest/error-facets.js';
 import { nameUuid } from '../ingest/ids.js';
+import { contradictoryStates, type TerminalState } from '../ingest/run-state.js';
 import {
   columnLineageInto,
   findDatasets,
@@ -178,6 +179,11 @@ export interface RunJson {
    * never end (a producer died, Spark's internal jobs send only START).
    */
   stale?: true;
+  /**
+   * Headwater: present when the run's events reported contradictory terminal states (the Spark listener sends
+   * FAIL, then COMPLETE): each of them, most severe first. `state` is the first.
+   */
+  contradictoryStates?: TerminalState['state'][];
 }
 
 /** A job node of the lineage graph (Marquez's JobData). */
@@ -459,7 +465,14 @@ export function runJson(
     facets,
     error: runErrorOf(facets),
     ...(staleAfterMs !== undefined && isStaleRun(record, staleAfterMs) ? { stale: true as const } : {}),
+    ...contradiction(record.terminalsSeen),
   };
+}
+
+/** The contradictoryStates field of a run whose events reported more than one terminal state, else nothing. */
+function contradiction(terminalsSeen: number): Pick<RunJson, 'contradictoryStates'> {
+  const states = contradictoryStates(terminalsSeen);
+  return states.length > 0 ? { contradictoryStates: states } : {};
 }
 
 type GraphDeps = Pick<AppDeps, 'state' | 'graph'>;
@@ -990,8 +1003,15 @@ export const sharedSchemas = titled([
             'Headwater: present on a RUNNING run with no event for longer than --stale-run-after ' +
             '(HEADWATER_STALE_RUN_AFTER, default 24h); the stored events are unchanged',
         },
+        contradictoryStates: {
+          type: 'array',
+          items: { type: 'string', enum: ['FAILED', 'ABORTED', 'COMPLETED'] },
+          description:
+            "Headwater: present when the run's events reported contradictory terminal states (the Spark " +
+            'listener sends FAIL, then COMPLETE): each of them, most severe first; `state` is the first',
+        },
       },
-      ['jobVersion', 'stale'],
+      ['jobVersion', 'stale', 'contradictoryStates'],
     ),
   },
   { $id: 'DatasetData', ...object(datasetNodeDataProperties) },

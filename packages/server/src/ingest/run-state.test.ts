@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   applyRunEvent,
+  contradictoryStates,
   initialRunState,
   runStartedAt,
   runStateOf,
@@ -74,6 +75,25 @@ describe('run state', () => {
     ]);
     expect(runStateOf(failedThenCompleted)).toBe('FAILED');
     expect(failedThenCompleted.terminal).toEqual({ state: 'FAILED', at: 1 });
+    // ...and keeps that the events contradicted each other, most severe first.
+    expect(contradictoryStates(failedThenCompleted.terminalsSeen)).toEqual(['FAILED', 'COMPLETED']);
+    expect(
+      contradictoryStates(
+        fold([
+          ['START', 0],
+          ['COMPLETE', 2],
+          ['COMPLETE', 3],
+        ]).terminalsSeen,
+      ),
+    ).toEqual([]);
+    expect(
+      contradictoryStates(
+        fold([
+          ['ABORT', 1],
+          ['COMPLETE', 2],
+        ]).terminalsSeen,
+      ),
+    ).toEqual(['ABORTED', 'COMPLETED']);
     expect(
       runStateOf(
         fold([

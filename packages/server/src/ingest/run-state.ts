@@ -30,9 +30,32 @@ export interface RunStateAggregate {
    * then, milliseconds later, COMPLETE for an execution that failed.
    */
   readonly terminal: TerminalState | null;
+  /**
+   * Every terminal state the run's events reported, as bits ({@link TERMINAL_BITS}). More than one is a
+   * contradiction worth showing (the Spark listener's FAIL then COMPLETE); `terminal` says which one counts.
+   */
+  readonly terminalsSeen: number;
   /** Earliest and latest eventTime of any event of the run. */
   readonly firstEventAt: number;
   readonly lastEventAt: number;
+}
+
+/** The bit of each terminal state in {@link RunStateAggregate.terminalsSeen}. */
+export const TERMINAL_BITS: Readonly<Record<TerminalState['state'], number>> = {
+  COMPLETED: 1,
+  ABORTED: 2,
+  FAILED: 4,
+};
+
+/**
+ * The terminal states a run reported when they contradict each other (more than one kind), most severe first;
+ * empty when the run reported one terminal state or none.
+ */
+export function contradictoryStates(terminalsSeen: number): TerminalState['state'][] {
+  const states = (['FAILED', 'ABORTED', 'COMPLETED'] as const).filter(
+    (state) => (terminalsSeen & TERMINAL_BITS[state]) !== 0,
+  );
+  return states.length > 1 ? states : [];
 }
 
 const terminalOf: Partial<Record<EventType, TerminalState['state']>> = {
@@ -50,7 +73,14 @@ const minOf = (a: number | null, b: number | null): number | null =>
 /** The aggregate of a run whose first known event is of `eventType` (or has none) at `at`. */
 export function initialRunState(eventType: EventType | undefined, at: number): RunStateAggregate {
   return applyRunEvent(
-    { startedAt: null, firstRunningAt: null, terminal: null, firstEventAt: at, lastEventAt: at },
+    {
+      startedAt: null,
+      firstRunningAt: null,
+      terminal: null,
+      terminalsSeen: 0,
+      firstEventAt: at,
+      lastEventAt: at,
+    },
     eventType,
     at,
   );
@@ -62,11 +92,12 @@ export function applyRunEvent(
   eventType: EventType | undefined,
   at: number,
 ): RunStateAggregate {
-  let { startedAt, firstRunningAt, terminal } = aggregate;
+  let { startedAt, firstRunningAt, terminal, terminalsSeen } = aggregate;
   if (eventType === 'START') startedAt = minOf(startedAt, at);
   else if (eventType === 'RUNNING') firstRunningAt = minOf(firstRunningAt, at);
   else if (eventType !== undefined) {
     const state = terminalOf[eventType];
+    if (state !== undefined) terminalsSeen |= TERMINAL_BITS[state];
     if (
       state !== undefined &&
       (terminal === null ||
@@ -80,6 +111,7 @@ export function applyRunEvent(
     startedAt,
     firstRunningAt,
     terminal,
+    terminalsSeen,
     firstEventAt: Math.min(aggregate.firstEventAt, at),
     lastEventAt: Math.max(aggregate.lastEventAt, at),
   };
@@ -109,6 +141,7 @@ export function sameRunState(a: RunStateAggregate, b: RunStateAggregate): boolea
     a.firstRunningAt === b.firstRunningAt &&
     a.terminal?.state === b.terminal?.state &&
     a.terminal?.at === b.terminal?.at &&
+    a.terminalsSeen === b.terminalsSeen &&
     a.firstEventAt === b.firstEventAt &&
     a.lastEventAt === b.lastEventAt
   );

@@ -144,7 +144,7 @@ export class LruMap<K, V> {
 export const RUNS_SQL = (param: string) =>
   `SELECT r.uuid::text AS uuid, r.external_id, r.job_id, r.parent_run_uuid::text AS parent_run_uuid,
           r.job_version_id, r.state, r.started_at, r.first_running_at, r.ended_at, r.created_at, r.updated_at,
-          r.nominal_start_time, r.nominal_end_time, r.code_location, r.code_location_at,
+          r.nominal_start_time, r.nominal_end_time, r.code_location, r.code_location_at, r.terminals_seen,
           (SELECT json_agg(json_build_array(io.direction, io.dataset_id, io.dataset_version_id))
            FROM run_io io WHERE io.run_uuid = r.uuid) AS io
    FROM runs r WHERE r.uuid = ANY(${param}::uuid[])`;
@@ -321,6 +321,7 @@ export class ModelState {
           startedAt: time(row.started_at),
           firstRunningAt: time(row.first_running_at),
           terminal,
+          terminalsSeen: Number(row.terminals_seen ?? 0),
           firstEventAt: time(row.created_at)!,
           lastEventAt: time(row.updated_at)!,
         },

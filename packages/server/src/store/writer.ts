@@ -122,6 +122,7 @@ const RUN_COLUMNS = [
   col('updated_at', 'timestamptz'),
   col('code_location', 'text'),
   col('code_location_at', 'timestamptz'),
+  col('terminals_seen', 'smallint'),
 ];
 const names = (columns: readonly BulkColumn[]) => columns.slice(1).map((column) => column.name);
 
@@ -289,6 +290,7 @@ export async function writeBatch(
         ts(aggregate.lastEventAt),
         run.codeLocation,
         ts(run.codeLocationAt),
+        aggregate.terminalsSeen,
       ];
     }),
     updateAll('uuid', names(RUN_COLUMNS)),

@@ -13,6 +13,7 @@ export interface CheckContext {
 interface Run {
   id: string;
   state: string;
+  contradictoryStates?: string[];
   error?: {
     message: string;
     stackTrace: string | null;
@@ -186,9 +187,13 @@ export function producerChecks(context: () => CheckContext): void {
       const ended = await job(NAMESPACES.spark, sparkJob('adaptive_spark_plan.lake_revenue_by_country'));
       expect(ended.latestRun).not.toHaveProperty('stale');
     });
-    it.todo(
-      '[pending #10 contradictory events] the COMPLETE after FAIL is recorded as a contradictory event',
-    );
+    it('the COMPLETE after FAIL is recorded: the run stays FAILED and names both states', async () => {
+      const failed = await job(NAMESPACES.spark, failing);
+      expect(failed.latestRun).toMatchObject({
+        state: 'FAILED',
+        contradictoryStates: ['FAILED', 'COMPLETED'],
+      });
+    });
   });
 
   describe('the openlineage-python client (http transport)', () => {

@@ -41,6 +41,8 @@ export interface Run {
   error?: RunErrorInfo | null;
   /** Present on a RUNNING run that has sent no event for longer than the server's `--stale-run-after`. */
   stale?: true;
+  /** The terminal states the run's events reported when they contradict each other, the shown state first. */
+  contradictoryStates?: string[];
 }
 
 export interface Field {

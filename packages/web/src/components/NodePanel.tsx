@@ -37,7 +37,11 @@ export function NodePanel(props: NodePanelProps) {
         <dl className="facts">
           <dt>Latest run</dt>
           <dd>
-            <RunStateBadge state={node.data.latestRun?.state} stale={node.data.latestRun?.stale === true} />
+            <RunStateBadge
+              state={node.data.latestRun?.state}
+              stale={node.data.latestRun?.stale === true}
+              contradictory={node.data.latestRun?.contradictoryStates}
+            />
           </dd>
           <dt>Started</dt>
           <dd>{formatTime(node.data.latestRun?.startedAt)}</dd>

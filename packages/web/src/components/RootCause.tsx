@@ -118,7 +118,8 @@ function CauseBasis({ cause }: { cause: Cause }) {
   if (cause.kind === 'failedRun' && cause.run) {
     return (
       <div className="cause__basis">
-        <RunStateBadge state={cause.run.state as RunState} /> run{' '}
+        <RunStateBadge state={cause.run.state as RunState} contradictory={cause.run.contradictoryStates} />{' '}
+        run{' '}
         <Link className="mono small" to={paths.run(cause.run.id)}>
           {cause.run.id.slice(0, 8)}
         </Link>{' '}

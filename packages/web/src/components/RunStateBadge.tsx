@@ -2,16 +2,34 @@ import type { RunState } from '../api/types.js';
 
 /**
  * A run's state as a coloured pill; the colour classes are shared with the graph's job nodes. A `stale` run (the
- * server flags a RUNNING run that has sent nothing for long) says so beside its state.
+ * server flags a RUNNING run that has sent nothing for long) says so beside its state, and so does a run whose
+ * events contradicted each other (`contradictory`: the server's contradictoryStates, the shown state first).
  */
-export function RunStateBadge({ state, stale }: { state: RunState | null | undefined; stale?: boolean }) {
+export function RunStateBadge({
+  state,
+  stale,
+  contradictory,
+}: {
+  state: RunState | null | undefined;
+  stale?: boolean;
+  contradictory?: readonly string[] | undefined;
+}) {
   const value = state ?? 'NEW';
+  const others = (contradictory ?? []).slice(1);
   return (
     <>
       <span className={`badge badge--${value.toLowerCase()}`}>{state ?? 'never ran'}</span>
       {stale === true && (
         <span className="badge badge--stale" title="No event for longer than the server's --stale-run-after">
           STALE
+        </span>
+      )}
+      {others.length > 0 && (
+        <span
+          className="badge badge--contradictory"
+          title={`The run's events also reported ${others.join(', ')}; the most severe state counts`}
+        >
+          ALSO {others.join(', ')}
         </span>
       )}
     </>

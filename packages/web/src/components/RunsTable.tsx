@@ -40,7 +40,11 @@ export function RunsTable({
         {runs.map(({ namespace, job, run }, i) => (
           <tr key={run.id}>
             <td>
-              <RunStateBadge state={run.state} stale={run.stale === true} />
+              <RunStateBadge
+                state={run.state}
+                stale={run.stale === true}
+                contradictory={run.contradictoryStates}
+              />
             </td>
             {showJob && (
               <td>

@@ -176,7 +176,11 @@ function LatestRun({ run }: { run: Run }) {
       <dl className="facts">
         <dt>State</dt>
         <dd>
-          <RunStateBadge state={run.state} />
+          <RunStateBadge
+            state={run.state}
+            stale={run.stale === true}
+            contradictory={run.contradictoryStates}
+          />
         </dd>
         <dt>Started</dt>
         <dd>{formatTime(run.startedAt)}</dd>

@@ -33,7 +33,12 @@ function RunView({ run }: { run: Run }) {
       <div className="page__header">
         <div>
           <div className="page__kind">
-            Run · <RunStateBadge state={run.state} />
+            Run ·{' '}
+            <RunStateBadge
+              state={run.state}
+              stale={run.stale === true}
+              contradictory={run.contradictoryStates}
+            />
           </div>
           <h1>{job ? <Link to={paths.job(job.namespace, job.name)}>{job.name}</Link> : 'Run'}</h1>
           <div className="muted mono small">{run.id}</div>

@@ -16,6 +16,8 @@ export interface RunOutcome {
   readonly state: string;
   readonly startedAt: Date | null;
   readonly endedAt: Date | null;
+  /** The terminal states the run's events reported, as bits (see contradictoryStates in ingest/run-state.ts). */
+  readonly terminalsSeen: number;
   /** The message of the run's error (runErrorOf: errorMessage, spark.exception). */
   readonly errorMessage: string | null;
 }
@@ -23,6 +25,7 @@ export interface RunOutcome {
 // The latest value of each error facet of the run, as {name: facet}; runErrorOf reads the error from them.
 const OUTCOME_COLUMNS = `r.uuid::text AS uuid, r.job_id AS "jobId", r.state,
   COALESCE(r.started_at, r.first_running_at) AS "startedAt", r.ended_at AS "endedAt",
+  r.terminals_seen AS "terminalsSeen",
   (SELECT jsonb_object_agg(e.name, e.facet) FROM (
      SELECT DISTINCT ON (f.name) f.name, f.facet FROM run_facets f
      WHERE f.run_uuid = r.uuid AND f.name IN (${ERROR_FACETS.map((name) => `'${name}'`).join(', ')})

@@ -275,6 +275,7 @@ export function runRecordAsOf(
     updatedAt: new Date(aggregate.lastEventAt),
     startedAt: runStartedAt(aggregate) === null ? null : new Date(runStartedAt(aggregate)!),
     endedAt: aggregate.terminal === null ? null : new Date(aggregate.terminal.at),
+    terminalsSeen: aggregate.terminalsSeen,
     jobVersion: aggregate.terminal === null ? null : jobVersion,
     nominalStartTime: nominal ? time(nominal.nominalStartTime) : null,
     nominalEndTime: nominal ? time(nominal.nominalEndTime) : null,

@@ -28,12 +28,15 @@ export interface RunRecord {
   readonly startedAt: Date | null;
   /** The terminal event's time. */
   readonly endedAt: Date | null;
+  /** The terminal states the run's events reported, as bits (see contradictoryStates in ingest/run-state.ts). */
+  readonly terminalsSeen: number;
 }
 
 const COLUMNS = `r.uuid::text AS uuid, r.job_id AS "jobId", n.name AS namespace, j.name AS "jobName",
   jv.version::text AS "jobVersion", r.state, r.created_at AS "createdAt", r.updated_at AS "updatedAt",
   r.nominal_start_time AS "nominalStartTime", r.nominal_end_time AS "nominalEndTime",
-  COALESCE(r.started_at, r.first_running_at) AS "startedAt", r.ended_at AS "endedAt"`;
+  COALESCE(r.started_at, r.first_running_at) AS "startedAt", r.ended_at AS "endedAt",
+  r.terminals_seen AS "terminalsSeen"`;
 
 const JOINS = `JOIN jobs j ON j.id = r.job_id
   JOIN namespaces n ON n.id = j.namespace_id
