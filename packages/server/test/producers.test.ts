@@ -4,6 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contradictoryStates } from '../src/ingest/run-state.js';
+import { migrate } from '../src/store/migrate.js';
 import { backends, startServer } from './helpers/backends.js';
 import { MINUTE, PRODUCER, T0, runEvent } from './read-scenario.js';
 
@@ -78,6 +80,18 @@ describe.each(backends())('producer behaviour on the $name store', (backend) => 
         '/api/v1/namespaces/spark/jobs/spark_app.execute_insert',
       );
       expect(job.latestRun.state).toBe('FAILED');
+    });
+
+    it('a store made before terminal states were kept gets them from its stored events (migration 011)', async () => {
+      const { db } = ctx.server;
+      await db.query('ALTER TABLE runs DROP COLUMN terminals_seen');
+      await db.query("DELETE FROM schema_migrations WHERE name = '011_terminals_seen.sql'");
+      expect(await migrate(db)).toEqual(['011_terminals_seen.sql']);
+      const [row] = await db.query<{ bits: number }>(
+        'SELECT terminals_seen AS bits FROM runs WHERE uuid = $1::uuid',
+        [runId],
+      );
+      expect(contradictoryStates(Number(row!.bits))).toEqual(['FAILED', 'COMPLETED']);
     });
 
     it('root cause of the output reports the failed run', async () => {
