@@ -217,7 +217,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       keys: new ApiKeyVerifier(db, db.kind === 'postgres'),
     });
     forwardWritesToWriter(app, replication);
-    await replication.start();
+    await replication.start({ mirrorLoaded: writing });
     let inFlight = 0;
     app.addHook('onRequest', (_request, _reply, done) => {
       inFlight++;

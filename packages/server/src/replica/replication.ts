@@ -12,6 +12,8 @@ const TICK_MS = 1_000;
 const FEED_RETENTION = '15 minutes';
 /** How often the writer prunes the feed. */
 const PRUNE_EVERY_MS = 60_000;
+/** While the store stays away, how often the loop says so again. */
+const AWAY_LOG_EVERY_MS = 30_000;
 
 /** What /readyz reports of replication. */
 export interface ReplicationStatus {
@@ -58,6 +60,9 @@ export class Replication {
   #pollAgain = false;
   #lastPrune = 0;
   #closed = false;
+  /** Since when the store has been failing the loop, and when that was last logged. */
+  #awaySince: number | undefined;
+  #awayLogged = 0;
   readonly #roleListeners: ((role: Role) => void)[] = [];
 
   constructor(db: Db, pipeline: IngestPipeline, readSide: ReadSide, log: Logger) {
@@ -96,10 +101,14 @@ export class Replication {
     this.#roleListeners.push(listener);
   }
 
-  /** Takes the writer lock if it is free, else follows; then keeps trying, polling and listening. */
-  async start(): Promise<void> {
+  /**
+   * Takes the writer lock if it is free, else follows; then keeps trying, polling and listening.
+   * `mirrorLoaded`: the pipeline's mirror was loaded after this server took the lock (so under its own lease, and
+   * no other writer can have committed since): it is kept rather than rebuilt, which would double the start-up.
+   */
+  async start({ mirrorLoaded = false }: { mirrorLoaded?: boolean } = {}): Promise<void> {
     const epoch = await this.#db.lead(undefined);
-    if (epoch !== undefined) await this.#becomeWriter(epoch);
+    if (epoch !== undefined) await this.#becomeWriter(epoch, { mirrorFresh: mirrorLoaded });
     else this.#log.info('another server writes to this database: this one follows its commits');
     if (this.#db.kind === 'embedded') return;
     await this.#readWriter();
@@ -144,17 +153,43 @@ export class Replication {
       }
       if (this.#role === 'follower') await this.#readWriter();
       else await this.#prune();
+      this.#storeBack();
     } catch (error) {
       // The store is away: tried again on the next tick.
-      if (!this.#closed) this.#log.warn({ err: error }, 'replication: could not reach the store; retrying');
+      this.#storeAway(error, 'could not reach the store');
     }
     this.#poll();
   }
 
-  async #becomeWriter(epoch: number): Promise<void> {
-    // Whatever the last writer committed is read before this one writes, and the mirror is rebuilt from the store.
+  /**
+   * Logs that the store is away: the first failure at once, then at most one line per {@link AWAY_LOG_EVERY_MS}
+   * while it stays away (the loop retries every second), and one line when it is back.
+   */
+  #storeAway(error: unknown, what: string): void {
+    if (this.#closed) return;
+    const now = Date.now();
+    if (this.#awaySince === undefined || now - this.#awayLogged >= AWAY_LOG_EVERY_MS) {
+      const away =
+        this.#awaySince === undefined ? '' : ` (away for ${Math.round((now - this.#awaySince) / 1000)} s)`;
+      this.#log.warn({ err: error }, `replication: ${what}; retrying every second${away}`);
+      this.#awayLogged = now;
+    }
+    this.#awaySince ??= now;
+  }
+
+  #storeBack(): void {
+    if (this.#awaySince === undefined) return;
+    this.#log.info(
+      `replication: the store answers again after ${Math.round((Date.now() - this.#awaySince) / 1000)} s`,
+    );
+    this.#awaySince = undefined;
+  }
+
+  async #becomeWriter(epoch: number, { mirrorFresh = false } = {}): Promise<void> {
+    // Whatever the last writer committed is read before this one writes, and the mirror is rebuilt from the store
+    // (unless it was just loaded under this lease: rebuilding it would double the start-up).
     await this.readSide.catchUp();
-    this.#pipeline.forgetMirror();
+    if (!mirrorFresh) this.#pipeline.forgetMirror();
     const wasWriter = this.#role === 'writer';
     this.#role = 'writer';
     this.#writerUrl = this.#advertised;
@@ -204,8 +239,7 @@ export class Replication {
           this.readSide.sawFeedEnd(await ReadSide.feedEnd(this.#db));
           await this.readSide.catchUp();
         } catch (error) {
-          if (!this.#closed)
-            this.#log.warn({ err: error }, 'replication: could not read the commit feed; retrying');
+          this.#storeAway(error, 'could not read the commit feed');
           return;
         }
       } while (this.#pollAgain && !this.#closed);
