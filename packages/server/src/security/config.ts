@@ -1,4 +1,4 @@
-import type { ConfigFlags, ConfigReader } from '../config.js';
+import { commaList as list, type ConfigFlags, type ConfigReader } from '../config-reader.js';
 import { HeadwaterError } from '../errors.js';
 import { isRole, parsePatterns, ROLES, type Role } from './access.js';
 
@@ -61,12 +61,6 @@ export const securityFlags = {
   'oidc-algorithms': { type: 'string' },
   'oidc-grants': { type: 'string' },
 } as const;
-
-const list = (text: string | undefined) =>
-  (text ?? '')
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part.length > 0);
 
 /** Resolves the security settings (flags, then HEADWATER_* variables, then defaults). */
 export function resolveSecurityConfig(flags: ConfigFlags, { pick, integer }: ConfigReader): SecurityConfig {

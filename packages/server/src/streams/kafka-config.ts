@@ -3,6 +3,7 @@ import {
   kafkaConnectionOptions,
   type KafkaConnectionOptions,
 } from '@headwater/openlineage';
+import { commaList as list, configReader, type ConfigFlags } from '../config-reader.js';
 import { HeadwaterError } from '../errors.js';
 
 /** Kafka ingest of `headwater serve`, validated once at start. */
@@ -18,7 +19,7 @@ export interface KafkaIngestConfig {
 }
 
 /** Flags as parsed by node:util parseArgs (a repeatable flag gives an array). */
-export type KafkaFlags = Readonly<Record<string, string | boolean | string[] | undefined>>;
+export type KafkaFlags = ConfigFlags;
 
 /** Each Kafka setting of serve: its flag, its environment variable, and its key in librdkafka's terms. */
 const SETTINGS = [
@@ -44,24 +45,13 @@ export const KAFKA_FLAG_OPTIONS = {
   ...Object.fromEntries(SETTINGS.map(({ flag }) => [flag, { type: 'string' }])),
 } as const satisfies Record<string, { type: 'string'; multiple?: boolean }>;
 
-const list = (value: string | undefined) =>
-  (value ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
-
 /**
  * Resolves Kafka ingest from flags (`--kafka-brokers`, repeatable `--kafka-topic`, `--kafka-group`, SASL and TLS
  * flags), then HEADWATER_KAFKA_* variables. Undefined when no brokers are given: Kafka ingest is off.
  * @throws HeadwaterError INVALID_CONFIG naming the flag or variable.
  */
 export function resolveKafkaConfig(flags: KafkaFlags, env: NodeJS.ProcessEnv): KafkaIngestConfig | undefined {
-  const pick = (flag: string, variable: string): { value: string | undefined; source: string } => {
-    const fromFlag = flags[flag];
-    if (typeof fromFlag === 'string') return { value: fromFlag, source: `--${flag}` };
-    const fromEnv = env[variable];
-    return { value: fromEnv === '' ? undefined : fromEnv, source: variable };
-  };
+  const { pick } = configReader(flags, env);
   const brokers = pick('kafka-brokers', 'HEADWATER_KAFKA_BROKERS');
   const topicFlags = flags['kafka-topic'];
   const topics = Array.isArray(topicFlags)

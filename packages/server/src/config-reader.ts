@@ -1,0 +1,73 @@
+/**
+ * Reading settings the way every command does: a flag, else its environment variable (an empty variable counts
+ * as unset), with the value checked and any error naming the flag or variable it came from.
+ */
+import { HeadwaterError } from './errors.js';
+
+/** Flags as parsed from the command line (all strings or booleans, unvalidated). */
+export type ConfigFlags = Readonly<Record<string, string | boolean | string[] | undefined>>;
+
+/** Reads one setting: its flag, else its environment variable (an empty variable counts as unset). */
+export interface ConfigReader {
+  readonly pick: (flag: string, variable: string) => { value: string | undefined; source: string };
+  /** A whole number within [min, max], or `fallback` when unset; throws naming the flag or variable. */
+  readonly integer: (flag: string, variable: string, fallback: number, min: number, max: number) => number;
+  /** A duration of at least 1 s ({@link parseDurationMs}) in ms, or `fallbackMs` when unset. */
+  readonly duration: (flag: string, variable: string, fallbackMs: number) => number;
+}
+
+/** The readers of flags-then-environment every part of the configuration uses. */
+export function configReader(flags: ConfigFlags, env: NodeJS.ProcessEnv): ConfigReader {
+  const pick = (flag: string, variable: string): { value: string | undefined; source: string } => {
+    const fromFlag = flags[flag];
+    if (typeof fromFlag === 'string') return { value: fromFlag, source: `--${flag}` };
+    const fromEnv = env[variable];
+    return { value: fromEnv === '' ? undefined : fromEnv, source: variable };
+  };
+  const integer = (flag: string, variable: string, fallback: number, min: number, max: number): number => {
+    const { value, source } = pick(flag, variable);
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+      throw new HeadwaterError(
+        'INVALID_CONFIG',
+        `${source} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}.`,
+      );
+    }
+    return parsed;
+  };
+  const duration = (flag: string, variable: string, fallbackMs: number): number => {
+    const { value, source } = pick(flag, variable);
+    if (value === undefined) return fallbackMs;
+    const ms = parseDurationMs(value);
+    if (ms === undefined || ms < 1000) {
+      throw new HeadwaterError(
+        'INVALID_CONFIG',
+        `${source} must be a duration of at least 1s, such as 90m, 6h or 2d (a bare number is seconds); ` +
+          `got ${JSON.stringify(value)}.`,
+      );
+    }
+    return ms;
+  };
+  return { pick, integer, duration };
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * Milliseconds of a duration: a number with a unit (`s`, `m`, `h`, `d`), or a bare number of seconds; undefined
+ * when it is none of these.
+ * @example parseDurationMs('90m') // 5400000
+ */
+export function parseDurationMs(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(text.trim());
+  if (!match) return undefined;
+  return Math.round(Number(match[1]) * DURATION_UNITS_MS[match[2] || 's']!);
+}
+
+/** The items of a comma-separated setting, trimmed, empty ones left out. */
+export const commaList = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
