@@ -122,6 +122,69 @@ describe.each(backends())('producer behaviour on the $name store', (backend) => 
     ]);
   });
 
+  describe('a pipeline node that never started: ABORT only, after an earlier completed run', () => {
+    const completed = randomUUID();
+    const aborted = randomUUID();
+    const node = (eventType: string, time: number, runId: string, parent: string) =>
+      runEvent({
+        eventType,
+        time,
+        runId,
+        job: 'shop.summarise',
+        namespace: 'kedro',
+        runFacets: {
+          parent: facet('ParentRunFacet', {
+            run: { runId: parent },
+            job: { namespace: 'kedro', name: 'shop' },
+          }),
+        },
+        outputs: [{ namespace: 'kedro', name: 'summary', facets: {} }],
+      });
+    beforeAll(async () => {
+      await post(node('START', T0, completed, randomUUID()));
+      await post(node('COMPLETE', T0 + MINUTE, completed, randomUUID()));
+      // The next day's run failed upstream of this node, which was aborted without starting.
+      await post(node('ABORT', T0 + 24 * 60 * MINUTE, aborted, randomUUID()));
+    });
+
+    it('is the newest run: first in the list, latestRun, and the job counts as aborted', async () => {
+      const runs = await get<{ runs: { id: string; state: string }[] }>(
+        '/api/v1/namespaces/kedro/jobs/shop.summarise/runs',
+      );
+      expect(runs.runs.map((run) => [run.id, run.state])).toEqual([
+        [aborted, 'ABORTED'],
+        [completed, 'COMPLETED'],
+      ]);
+      const job = await get<{ latestRun: { id: string }; latestRuns: { id: string }[] }>(
+        '/api/v1/namespaces/kedro/jobs/shop.summarise',
+      );
+      expect([job.latestRun.id, ...job.latestRuns.map((run) => run.id)]).toEqual([
+        aborted,
+        aborted,
+        completed,
+      ]);
+      const listed = await get<{ jobs: { name: string }[] }>(
+        '/api/v1/namespaces/kedro/jobs?lastRunStates=ABORTED',
+      );
+      expect(listed.jobs.map((j) => j.name)).toEqual(['shop.summarise']);
+      const lineage = await get<{ graph: { id: string; data: { latestRun: { id: string } | null } }[] }>(
+        `/api/v1/lineage?nodeId=${encodeURIComponent('job:kedro:shop.summarise')}&depth=0`,
+      );
+      expect(lineage.graph.find((n) => n.id === 'job:kedro:shop.summarise')?.data.latestRun?.id).toBe(
+        aborted,
+      );
+    });
+
+    it('is the newest run as of a time after the abort; the completed one is, before it', async () => {
+      const asOf = (ms: number) =>
+        get<{ latestRun: { id: string } | null }>(
+          `/api/v1/namespaces/kedro/jobs/shop.summarise?asOf=${new Date(ms).toISOString()}`,
+        );
+      expect((await asOf(T0 + 25 * 60 * MINUTE)).latestRun?.id).toBe(aborted);
+      expect((await asOf(T0 + 2 * MINUTE)).latestRun?.id).toBe(completed);
+    });
+  });
+
   describe("a run known only from a child's parent facet", () => {
     const completed = randomUUID();
     const placeholder = randomUUID();

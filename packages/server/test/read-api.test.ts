@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Ajv, type ValidateFunction } from 'ajv';
-import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type {
   DatasetJson,
@@ -15,6 +13,7 @@ import { loadDatasetNodeData, loadJobNodeData } from '../src/api/shapes.js';
 import { entityKey } from '../src/store/model-state.js';
 import { backends, startServer } from './helpers/backends.js';
 import { hasConformance } from './helpers/conformance.js';
+import { checkResponse, documentedRoutes, type DocumentedRoute } from './helpers/openapi.js';
 import {
   applesEvents,
   assertions,
@@ -74,12 +73,7 @@ interface CountBucket {
 describe.skipIf(!hasConformance()).each(backends())('read API on the $name store', (backend) => {
   let ctx: Awaited<ReturnType<typeof startServer>>;
   /** Response validators from the server's own OpenAPI document, by method and path template. */
-  let documented: {
-    method: string;
-    pattern: RegExp;
-    template: string;
-    validators: Map<number, ValidateFunction>;
-  }[];
+  let documented: DocumentedRoute[];
   const now = Date.now();
   const liveRuns = { ok: randomUUID(), failed: randomUUID(), aborted: randomUUID() };
   /** Recent events for the dashboard stats, in namespace `live`. */
@@ -111,14 +105,7 @@ describe.skipIf(!hasConformance()).each(backends())('read API on the $name store
       status: response.status,
       body: (text === '' ? undefined : JSON.parse(text)) as T,
     };
-    const pathOnly = `/api/v1${path}`.split('?')[0]!;
-    const route = documented.find((entry) => entry.method === method && entry.pattern.test(pathOnly));
-    const validate = route?.validators.get(reply.status);
-    if (validate && !validate(reply.body)) {
-      throw new Error(
-        `${method} ${path} -> ${reply.status} does not match the OpenAPI schema of ${route!.template}: ${JSON.stringify(validate.errors)}`,
-      );
-    }
+    checkResponse(documented, method, path, reply.status, reply.body);
     return reply;
   }
   const get = <T = ErrorBody>(path: string) => call<T>('GET', path);
@@ -138,29 +125,7 @@ describe.skipIf(!hasConformance()).each(backends())('read API on the $name store
 
   beforeAll(async () => {
     ctx = await startServer(backend);
-    const doc = (await (await fetch(`${ctx.url}/api/v1/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
-    };
-    const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
-    ajvFormats.default(ajv);
-    ajv.addSchema(doc, 'openapi');
-    const pointer = (...parts: string[]) =>
-      parts.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
-    documented = Object.entries(doc.paths).flatMap(([template, operations]) =>
-      Object.entries(operations).map(([method, operation]) => ({
-        method: method.toUpperCase(),
-        template,
-        pattern: new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`),
-        validators: new Map(
-          Object.keys(operation.responses ?? {}).map((status) => [
-            Number(status),
-            ajv.getSchema(
-              `openapi#/${pointer('paths', template, method, 'responses', status, 'content', 'application/json', 'schema')}`,
-            )!,
-          ]),
-        ),
-      })),
-    );
+    documented = await documentedRoutes(ctx.url);
     for (const event of [...applesEvents(), ...warehouseEvents()]) await post(event);
     for (const [eventType, time, runId] of liveEvents) {
       await post(

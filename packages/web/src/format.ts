@@ -11,6 +11,18 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
+/** `2048` → `2.0 KiB`. */
+export function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
+}
+
 const dateTime = new Intl.DateTimeFormat(undefined, {
   year: 'numeric',
   month: 'short',

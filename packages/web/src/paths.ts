@@ -13,6 +13,14 @@ export const paths = {
   dataset: (namespace: string, name: string) => `/datasets/${seg(namespace)}/${seg(name)}`,
   job: (namespace: string, name: string) => `/jobs/${seg(namespace)}/${seg(name)}`,
   run: (id: string) => `/runs/${seg(id)}`,
+  /** A parent run's child runs as a graph; `select` a child run id or a dataset node id. */
+  workflow: (id: string, options: { select?: string; datasets?: boolean } = {}): string => {
+    const search = new URLSearchParams();
+    if (options.select !== undefined) search.set('select', options.select);
+    if (options.datasets === false) search.set('datasets', 'hide');
+    const text = readable(search);
+    return `/runs/${seg(id)}/workflow${text ? `?${text}` : ''}`;
+  },
   lineage: (
     nodeId: string,
     options: { depth?: number; direction?: Direction; select?: string; asOf?: string } = {},

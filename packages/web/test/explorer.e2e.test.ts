@@ -9,11 +9,8 @@ import { nodeLabel } from '../src/paths.js';
 import { demoCommand } from '../../server/src/cli/demo.js';
 import { impactCommand } from '../../server/src/cli/impact.js';
 import { rootCauseCommand } from '../../server/src/cli/root-cause.js';
-import { backends, startServer } from '../../server/test/helpers/backends.js';
-import { browserAvailable, launchBrowser, measureGraphRender, screenshot } from './helpers/browser.js';
-import { ensureWebBuilt } from './helpers/web-build.js';
-// Brings the server suite's `inject('embeddedTemplateDir')` typing, which startServer uses.
-import type {} from '../../server/test/global-setup.js';
+import { browserAvailable, measureGraphRender, screenshot } from './helpers/browser.js';
+import { openExplorer, type ExplorerSession } from './helpers/explorer.js';
 
 const dashboard = 'dataset:looker://acme:dashboards.revenue';
 const mart = 'dataset:postgres://warehouse.acme.internal:5432:analytics.marts.revenue_daily';
@@ -21,24 +18,19 @@ const quietIo = { stdout: { write: () => true }, stderr: { write: () => true }, 
 
 describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo', () => {
   let url: string;
-  let stopServer: () => Promise<void>;
   let context: BrowserContext;
-  let closeBrowser: () => Promise<void>;
   let page: Page;
+  let session: ExplorerSession | undefined;
 
   beforeAll(async () => {
-    ensureWebBuilt();
-    const started = await startServer(backends()[0]!);
-    url = started.url;
-    stopServer = started.stop;
-    expect(await demoCommand(['--url', url], quietIo)).toBe(0);
-    ({ context, close: closeBrowser } = await launchBrowser());
-    page = await context.newPage();
+    session = await openExplorer(async (serverUrl) => {
+      expect(await demoCommand(['--url', serverUrl], quietIo)).toBe(0);
+    });
+    ({ url, context, page } = session);
   });
 
   afterAll(async () => {
-    await closeBrowser?.();
-    await stopServer?.();
+    await session?.close();
   });
 
   test('the server serves the app at / and any app URL, but keeps JSON 404s for the API', async () => {

@@ -131,7 +131,8 @@ export function assertionsJson(records: readonly AssertionRecord[]): AssertionJs
     );
 }
 
-function statistics(facet: Record<string, unknown> | null): StatisticsJson | null {
+/** The counts of an `outputStatistics`, `inputStatistics` or `dataQualityMetrics` facet (size or bytes). */
+export function statisticsOf(facet: unknown): StatisticsJson | null {
   if (!isObject(facet)) return null;
   return {
     rowCount: number(facet.rowCount),
@@ -141,7 +142,7 @@ function statistics(facet: Record<string, unknown> | null): StatisticsJson | nul
 }
 
 function metricsOf(facet: Record<string, unknown> | null): QualityObservationJson['metrics'] {
-  const counts = statistics(facet);
+  const counts = statisticsOf(facet);
   if (!counts || !isObject(facet)) return null;
   const columns = isObject(facet.columnMetrics) ? facet.columnMetrics : {};
   return {
@@ -185,8 +186,8 @@ async function observationsJson(
     dataset: nameOf(source.state, 'dataset', o.datasetId),
     state: o.state,
     at: o.at.toISOString(),
-    output: statistics(o.outputStatistics),
-    input: statistics(o.inputStatistics),
+    output: statisticsOf(o.outputStatistics),
+    input: statisticsOf(o.inputStatistics),
     metrics: metricsOf(o.metrics),
     assertions: (assertionsOf.get(`${o.runUuid}:${o.datasetId}`) ?? []).map((a) => ({
       identity: a.identity,

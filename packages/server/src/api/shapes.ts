@@ -431,6 +431,20 @@ export function isStaleRun(
   return record.state === 'RUNNING' && now - record.updatedAt.getTime() > staleAfterMs;
 }
 
+/** A run's startedAt, endedAt and durationMs (null unless both ends are known), as every Run shows them. */
+export function runTimesJson(record: Pick<RunRecord, 'startedAt' | 'endedAt'>): {
+  startedAt: string | null;
+  endedAt: string | null;
+  durationMs: number | null;
+} {
+  const { startedAt, endedAt } = record;
+  return {
+    startedAt: isoOrNull(startedAt),
+    endedAt: isoOrNull(endedAt),
+    durationMs: startedAt !== null && endedAt !== null ? endedAt.getTime() - startedAt.getTime() : null,
+  };
+}
+
 /** Builds a Run; with `staleAfterMs`, a stale run (see {@link isStaleRun}) is flagged. */
 export function runJson(
   record: RunRecord,
@@ -445,7 +459,6 @@ export function runJson(
         datasetVersionId: { namespace: entry.namespace, name: entry.name, version: entry.version },
         facets: entry.facets,
       }));
-  const { startedAt, endedAt } = record;
   return {
     id: record.uuid,
     createdAt: iso(record.createdAt),
@@ -453,9 +466,7 @@ export function runJson(
     nominalStartTime: isoOrNull(record.nominalStartTime),
     nominalEndTime: isoOrNull(record.nominalEndTime),
     state: record.state,
-    startedAt: isoOrNull(startedAt),
-    endedAt: isoOrNull(endedAt),
-    durationMs: startedAt !== null && endedAt !== null ? endedAt.getTime() - startedAt.getTime() : null,
+    ...runTimesJson(record),
     args: runArgs(facets),
     ...(record.jobVersion !== null
       ? { jobVersion: { namespace: record.namespace, name: record.jobName, version: record.jobVersion } }
@@ -470,7 +481,7 @@ export function runJson(
 }
 
 /** The contradictoryStates field of a run whose events reported more than one terminal state, else nothing. */
-function contradiction(terminalsSeen: number): Pick<RunJson, 'contradictoryStates'> {
+export function contradiction(terminalsSeen: number): Pick<RunJson, 'contradictoryStates'> {
   const states = contradictoryStates(terminalsSeen);
   return states.length > 0 ? { contradictoryStates: states } : {};
 }
@@ -904,6 +915,39 @@ const jobNodeDataProperties = {
   latestRun: nullableRef('Run'),
 };
 
+/** A Run's `error` (see runErrorOf). */
+export const runErrorSchema = {
+  anyOf: [
+    object({
+      message: string,
+      stackTrace: nullableString,
+      programmingLanguage: nullableString,
+      facet: { type: 'string', enum: [...ERROR_FACETS] },
+    }),
+    { type: 'null' },
+  ],
+  description:
+    "Beyond Marquez: the error of a failed run, from the errorMessage facet, else the Spark listener's spark.exception",
+} as const;
+
+/** A Run's `contradictoryStates`. */
+export const contradictoryStatesSchema = {
+  type: 'array',
+  items: { type: 'string', enum: ['FAILED', 'ABORTED', 'COMPLETED'] },
+  description:
+    "Headwater: present when the run's events reported contradictory terminal states (the Spark " +
+    'listener sends FAIL, then COMPLETE): each of them, most severe first; `state` is the first',
+} as const;
+
+/** A Run's `stale` flag. */
+export const staleRunSchema = {
+  type: 'boolean',
+  enum: [true],
+  description:
+    'Headwater: present on a RUNNING run with no event for longer than --stale-run-after ' +
+    '(HEADWATER_STALE_RUN_AFTER, default 24h); the stored events are unchanged',
+} as const;
+
 /**
  * The shared schemas of the read API, registered once with `app.addSchema` and referenced as `{$ref:
  * '<$id>#'}`; @fastify/swagger publishes them as OpenAPI components.
@@ -983,33 +1027,9 @@ export const sharedSchemas = titled([
         inputDatasetVersions: { type: 'array', items: ref('DatasetVersionRef') },
         outputDatasetVersions: { type: 'array', items: ref('DatasetVersionRef') },
         facets,
-        error: {
-          anyOf: [
-            object({
-              message: string,
-              stackTrace: nullableString,
-              programmingLanguage: nullableString,
-              facet: { type: 'string', enum: [...ERROR_FACETS] },
-            }),
-            { type: 'null' },
-          ],
-          description:
-            "Beyond Marquez: the error of a failed run, from the errorMessage facet, else the Spark listener's spark.exception",
-        },
-        stale: {
-          type: 'boolean',
-          enum: [true],
-          description:
-            'Headwater: present on a RUNNING run with no event for longer than --stale-run-after ' +
-            '(HEADWATER_STALE_RUN_AFTER, default 24h); the stored events are unchanged',
-        },
-        contradictoryStates: {
-          type: 'array',
-          items: { type: 'string', enum: ['FAILED', 'ABORTED', 'COMPLETED'] },
-          description:
-            "Headwater: present when the run's events reported contradictory terminal states (the Spark " +
-            'listener sends FAIL, then COMPLETE): each of them, most severe first; `state` is the first',
-        },
+        error: runErrorSchema,
+        stale: staleRunSchema,
+        contradictoryStates: contradictoryStatesSchema,
       },
       ['jobVersion', 'stale', 'contradictoryStates'],
     ),

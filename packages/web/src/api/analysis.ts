@@ -24,6 +24,12 @@ export type {
   NumberChange,
 } from '../../../server/src/analysis/run-diff.js';
 export type { GraphDiffResult } from '../../../server/src/analysis/graph-diff.js';
+export type {
+  ChildDatasetJson,
+  ChildEdgeJson,
+  ChildRunJson,
+  RunChildrenJson,
+} from '../../../server/src/api/run-children.js';
 export type { SchemaChange, SchemaColumn, TypeChange } from '../../../server/src/analysis/schema.js';
 export type {
   AssertionJson,

@@ -18,6 +18,7 @@ import type {
   ImpactChange,
   ImpactResult,
   RootCauseResult,
+  RunChildrenJson,
   RunDiffResult,
   RunQualityJson,
   SchemaDiffResult,
@@ -119,6 +120,9 @@ export const api = {
       `/namespaces/${segment(namespace)}/datasets/${segment(name)}/quality`,
       signal,
     ),
+  /** The runs that name this one as their parent, in the order they ran, with the edges between them. */
+  runChildren: (id: string, limit: number, signal?: AbortSignal) =>
+    getJson<RunChildrenJson>(`/jobs/runs/${segment(id)}/children${query({ limit })}`, signal),
   runQuality: (id: string, signal?: AbortSignal) =>
     getJson<RunQualityJson>(`/jobs/runs/${segment(id)}/quality`, signal),
   search: (q: string, limit = 20, signal?: AbortSignal) =>

@@ -8,6 +8,7 @@ import { RunDiffPage } from '../routes/RunDiffPage.js';
 import { JobPage } from '../routes/JobPage.js';
 import { LineagePage } from '../routes/LineagePage.js';
 import { RunPage } from '../routes/RunPage.js';
+import { WorkflowPage } from '../routes/WorkflowPage.js';
 import { Empty } from './States.js';
 import { SearchPalette } from './SearchPalette.js';
 
@@ -34,6 +35,7 @@ export function App() {
           <Route path="/impact" element={<ImpactPage />} />
           <Route path="/runs/compare" element={<RunDiffPage />} />
           <Route path="/runs/:runId" element={<RunPage />} />
+          <Route path="/runs/:runId/workflow" element={<WorkflowPage />} />
           <Route path="/bench/graph" element={<BenchGraphPage />} />
           <Route
             path="*"

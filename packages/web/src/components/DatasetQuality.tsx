@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { Link } from 'react-router';
 import type { AssertionJson, DatasetQualityJson, QualityObservationJson } from '../api/analysis.js';
 import { statisticsOf } from '../api/quality.js';
-import { formatTime } from '../format.js';
+import { formatBytes, formatTime } from '../format.js';
 import { paths } from '../paths.js';
 import { TableHead } from './TableHead.js';
 import { TimeSeriesChart, type ChartSeries } from './TimeSeriesChart.js';
@@ -11,16 +11,7 @@ import type { Point } from '../api/quality.js';
 const count = (n: number) => n.toLocaleString('en-US');
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
 const tick = (n: number) => compact.format(n);
-const bytes = (n: number) => {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = n;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
-};
+const bytes = formatBytes;
 const palette = ['#0b6e8a', '#7c3aed', '#b45309', '#16a34a', '#db2777', '#475569'];
 
 const columnSeries = (counts: ReadonlyMap<string, Point[]>, what: string): ChartSeries[] =>

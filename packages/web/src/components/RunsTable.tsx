@@ -17,12 +17,15 @@ export function RunsTable({
   label,
   showJob = true,
   compare = false,
+  workflow = false,
 }: {
   runs: readonly JobRun[];
   label: string;
   showJob?: boolean;
   /** Runs of one job, newest first: each row links to its comparison with the next (older) row. */
   compare?: boolean;
+  /** Runs of a parent job: each row links to its workflow graph (its child runs). */
+  workflow?: boolean;
 }) {
   return (
     <table className="table" aria-label={label}>
@@ -34,6 +37,7 @@ export function RunsTable({
           <th>Duration</th>
           <th>Run</th>
           {compare && <th>Compare</th>}
+          {workflow && <th>Child runs</th>}
         </tr>
       </thead>
       <tbody>
@@ -66,6 +70,13 @@ export function RunsTable({
                     with the run before
                   </Link>
                 )}
+              </td>
+            )}
+            {workflow && (
+              <td>
+                <Link className="small" to={paths.workflow(run.id)}>
+                  workflow
+                </Link>
               </td>
             )}
           </tr>

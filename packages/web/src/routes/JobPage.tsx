@@ -131,7 +131,11 @@ function JobView({ job }: { job: Job }) {
           <h2>Latest run</h2>
           <Async state={runs} what="the latest run">
             {({ runs: list }) =>
-              list[0] ? <LatestRun run={list[0]} /> : <p className="muted">This job has not run yet.</p>
+              list[0] ? (
+                <LatestRun run={list[0]} withWorkflow={children.length > 0} />
+              ) : (
+                <p className="muted">This job has not run yet.</p>
+              )
             }
           </Async>
         </section>
@@ -156,6 +160,7 @@ function JobView({ job }: { job: Job }) {
                   label="Run history"
                   showJob={false}
                   compare
+                  workflow={children.length > 0}
                 />
               </>
             )
@@ -170,7 +175,7 @@ function JobView({ job }: { job: Job }) {
   );
 }
 
-function LatestRun({ run }: { run: Run }) {
+function LatestRun({ run, withWorkflow }: { run: Run; withWorkflow: boolean }) {
   return (
     <div>
       <dl className="facts">
@@ -194,6 +199,14 @@ function LatestRun({ run }: { run: Run }) {
             {run.id}
           </Link>
         </dd>
+        {withWorkflow && (
+          <>
+            <dt>Child runs</dt>
+            <dd>
+              <Link to={paths.workflow(run.id)}>Workflow graph of this run</Link>
+            </dd>
+          </>
+        )}
       </dl>
       <RunError error={run.error} />
     </div>

@@ -2,6 +2,8 @@ import { Link, useParams } from 'react-router';
 import { api } from '../api/client.js';
 import type { DatasetVersionRef, Run } from '../api/types.js';
 import { FacetsViewer } from '../components/FacetsViewer.js';
+import { workflowSummary } from '../api/workflow.js';
+import { ChildRunsTimeline } from '../components/ChildRunsTimeline.js';
 import { RunError } from '../components/RunError.js';
 import { RunStateBadge } from '../components/RunStateBadge.js';
 import { Async } from '../components/States.js';
@@ -14,7 +16,7 @@ interface ParentFacet {
   run?: { runId?: string };
 }
 
-/** `/runs/:runId`: what one run read and wrote, its error, and for a parent run the runs of its child jobs. */
+/** `/runs/:runId`: what one run read and wrote, its error, and for a parent run its child runs. */
 export function RunPage() {
   const runId = fromParam(useParams().runId);
   const run = useApi(`run:${runId}`, (signal) => api.run(runId, signal));
@@ -69,7 +71,7 @@ function RunView({ run }: { run: Run }) {
         <h2>Datasets read and written</h2>
         <RunFlow run={run} />
       </section>
-      {job && <ChildRuns parentRun={run} namespace={job.namespace} parentJob={job.name} />}
+      <ChildRuns parentRun={run} />
       <section className="card">
         <h2>Run facets</h2>
         <FacetsViewer facets={run.facets} label="run facets" />
@@ -120,69 +122,38 @@ function RunFlow({ run }: { run: Run }) {
   );
 }
 
+/** How many children the run page summarises; the workflow page shows up to the server's page size. */
+const CHILDREN_ON_RUN_PAGE = 200;
+
 /**
- * The runs of the child jobs that name this run as their parent, on a shared time axis. The API has no
- * "children of a run" query, so the recent runs of each child job are read and matched on the parent facet.
+ * The runs that name this run as their parent (the server's `/children`), on a shared time axis, with a link to
+ * the workflow graph. Nothing when the run has no children.
  */
-function ChildRuns({
-  parentRun,
-  namespace,
-  parentJob,
-}: {
-  parentRun: Run;
-  namespace: string;
-  parentJob: string;
-}) {
-  const children = useApi(`children:${parentRun.id}`, async (signal) => {
-    const { jobs } = await api.jobs({ namespace, limit: 1000 }, signal);
-    const childJobs = jobs.filter((j) => j.parentJobName === parentJob);
-    const runs = await Promise.all(childJobs.map((j) => api.jobRuns(j.namespace, j.name, 50, signal)));
-    return runs
-      .flatMap((r) => r.runs)
-      .filter((r) => (r.facets.parent as ParentFacet | undefined)?.run?.runId === parentRun.id)
-      .sort((a, b) => ((a.startedAt ?? '') < (b.startedAt ?? '') ? -1 : 1));
-  });
-  if (children.status === 'ready' && children.data.length === 0) return null;
+function ChildRuns({ parentRun }: { parentRun: Run }) {
+  const children = useApi(`children:${parentRun.id}:${CHILDREN_ON_RUN_PAGE}`, (signal) =>
+    api.runChildren(parentRun.id, CHILDREN_ON_RUN_PAGE, signal),
+  );
+  if (children.status === 'ready' && children.data.totalCount === 0) return null;
   return (
     <section className="card">
-      <h2>Child runs</h2>
+      <div className="card__header">
+        <h2>Child runs</h2>
+        <Link to={paths.workflow(parentRun.id)}>Workflow graph</Link>
+      </div>
       <Async state={children} what="child runs">
-        {(runs) => <Workflow parent={parentRun} runs={runs} />}
+        {(answer) => (
+          <>
+            <p className="muted">{workflowSummary(answer)}</p>
+            <ChildRunsTimeline parent={parentRun} runs={answer.children} />
+            {answer.totalCount > answer.children.length && (
+              <p className="muted small">
+                The first {answer.children.length} of {answer.totalCount};{' '}
+                <Link to={paths.workflow(parentRun.id)}>the workflow graph</Link> shows more.
+              </p>
+            )}
+          </>
+        )}
       </Async>
     </section>
-  );
-}
-
-function Workflow({ parent, runs }: { parent: Run; runs: readonly Run[] }) {
-  const time = (iso: string | null) => (iso ? new Date(iso).getTime() : NaN);
-  const starts = runs.map((r) => time(r.startedAt)).filter(Number.isFinite);
-  const ends = runs.map((r) => time(r.endedAt)).filter(Number.isFinite);
-  const from = Math.min(time(parent.startedAt) || Infinity, ...starts);
-  const to = Math.max(time(parent.endedAt) || -Infinity, ...ends);
-  const span = Math.max(1, to - from);
-  return (
-    <ol className="workflow" aria-label="Child runs">
-      {runs.map((run) => {
-        const start = time(run.startedAt);
-        const end = Number.isFinite(time(run.endedAt)) ? time(run.endedAt) : to;
-        const left = Number.isFinite(start) ? ((start - from) / span) * 100 : 0;
-        const width = Number.isFinite(start) ? Math.max(1, ((end - start) / span) * 100) : 100;
-        return (
-          <li key={run.id} className="workflow__row">
-            <Link to={paths.run(run.id)} className="workflow__name">
-              {run.jobVersion?.name ?? run.id}
-            </Link>
-            <span className="workflow__track">
-              <span
-                className={`workflow__bar bar-bg--${run.state.toLowerCase()}`}
-                style={{ left: `${left}%`, width: `${width}%` }}
-              />
-            </span>
-            <RunStateBadge state={run.state} />
-            <span className="workflow__duration">{formatDuration(run.durationMs)}</span>
-          </li>
-        );
-      })}
-    </ol>
   );
 }

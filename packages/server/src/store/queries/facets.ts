@@ -43,20 +43,21 @@ export function mergeFacetRows<K extends string | number>(rows: readonly FacetRo
 
 /**
  * The latest merged facets of many datasets, jobs or runs in one query: per owner and facet name, the value
- * with the newest eventTime. Owners without facets are absent from the map.
+ * with the newest eventTime. Owners without facets are absent from the map. `names`: only these facets.
  */
 export async function latestFacets<K extends string | number>(
   db: Queryable,
   owner: FacetOwner,
   ids: readonly K[],
+  names?: readonly string[],
 ): Promise<Map<K, Facets>> {
   if (ids.length === 0) return new Map();
   const { table, column, type } = FACET_TABLES[owner];
   const rows = await db.query<FacetRow>(
     `SELECT DISTINCT ON (${column}, name) ${column}${type === 'uuid' ? '::text' : ''} AS owner, name, facet
-     FROM ${table} WHERE ${column} = ANY($1::${type}[])
+     FROM ${table} WHERE ${column} = ANY($1::${type}[]) AND ($2::text[] IS NULL OR name = ANY($2::text[]))
      ORDER BY ${column}, name, event_time DESC, hash DESC`,
-    [ids],
+    [ids, names ?? null],
   );
   return mergeFacetRows<K>(rows);
 }

@@ -63,6 +63,53 @@ export function listJobRuns(
   );
 }
 
+/**
+ * A run that never ran: it never reported START or RUNNING and ended ABORTED (a pipeline's node that a failure
+ * elsewhere stopped before it started) or is NEW (known only as a parent, or from events without a type). A run
+ * that reported only COMPLETE or FAIL did run: some producers send no START.
+ */
+const NEVER_RAN = `(r.started_at IS NULL AND r.first_running_at IS NULL AND r.state IN ('NEW', 'ABORTED'))`;
+
+/**
+ * The child runs of a run in the order they ran: the runs whose newest event's `parent` facet names it (the
+ * rule of ingest/derive.ts, kept in runs.parent_run_uuid), by start (else end), those with neither last.
+ */
+export function listChildRuns(
+  db: Queryable,
+  parentUuid: string,
+  limit: number,
+  offset: number,
+): Promise<(RunRecord & { neverRan: boolean })[]> {
+  return db.query<RunRecord & { neverRan: boolean }>(
+    `SELECT ${COLUMNS}, ${NEVER_RAN} AS "neverRan" FROM runs r ${JOINS}
+     WHERE r.parent_run_uuid = $1::uuid
+     ORDER BY COALESCE(r.started_at, r.first_running_at, r.ended_at) ASC NULLS LAST, r.created_at, r.uuid
+     LIMIT $2 OFFSET $3`,
+    [parentUuid, limit, offset],
+  );
+}
+
+/** How many child runs a run has, by state, and how many of them never ran (see listChildRuns). */
+export async function countChildRuns(
+  db: Queryable,
+  parentUuid: string,
+): Promise<{ total: number; neverRan: number; byState: Record<string, number> }> {
+  const rows = await db.query<{ state: string; count: number; neverRan: number }>(
+    `SELECT r.state, count(*)::int AS count, (count(*) FILTER (WHERE ${NEVER_RAN}))::int AS "neverRan"
+     FROM runs r WHERE r.parent_run_uuid = $1::uuid GROUP BY r.state ORDER BY r.state`,
+    [parentUuid],
+  );
+  const byState: Record<string, number> = {};
+  let total = 0;
+  let neverRan = 0;
+  for (const row of rows) {
+    byState[row.state] = row.count;
+    total += row.count;
+    neverRan += row.neverRan;
+  }
+  return { total, neverRan, byState };
+}
+
 /** How many runs a job has. */
 export async function countJobRuns(db: Queryable, jobId: number): Promise<number> {
   const [row] = await db.query<{ count: number }>('SELECT count(*) AS count FROM runs WHERE job_id = $1', [

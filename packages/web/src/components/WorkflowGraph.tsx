@@ -1,0 +1,111 @@
+import { useMemo } from 'react';
+import {
+  Background,
+  Controls,
+  MiniMap,
+  ReactFlow,
+  ReactFlowProvider,
+  type Edge,
+  type Node,
+  type NodeTypes,
+  type ReactFlowInstance,
+} from '@xyflow/react';
+import '@xyflow/react/dist/style.css';
+import type { WorkflowModel } from '../api/workflow.js';
+import type { LayoutResult } from '../graph/layout.js';
+import { NODE_HEIGHT, NODE_WIDTH } from '../graph/flow-elements.js';
+import { WorkflowDatasetGraphNode, type WorkflowDatasetNodeData } from './WorkflowDatasetGraphNode.js';
+import { WorkflowRunGraphNode, type WorkflowRunNodeData } from './WorkflowRunGraphNode.js';
+
+const nodeTypes: NodeTypes = { run: WorkflowRunGraphNode, dataset: WorkflowDatasetGraphNode };
+
+type WorkflowFlowNode = Node<WorkflowRunNodeData, 'run'> | Node<WorkflowDatasetNodeData, 'dataset'>;
+
+/** The box every workflow node gets from the layout (the lineage graph's size, so the styles fit). */
+export const WORKFLOW_NODE_SIZE = { width: NODE_WIDTH, height: NODE_HEIGHT } as const;
+
+/**
+ * The smallest zoom the graph opens at: names, states and durations stay readable. A pipeline too wide to fit
+ * at it opens on the selected node (the failed one by default); the minimap and the controls reach the rest.
+ */
+const MIN_OPENING_ZOOM = 0.75;
+
+const minimapColor = (node: WorkflowFlowNode): string => {
+  if (node.type === 'dataset') return '#94a3b8';
+  const { state, ran } = node.data.node.child;
+  if (!ran) return '#f59e0b';
+  return state === 'FAILED' ? '#dc2626' : state === 'RUNNING' ? '#2563eb' : '#16a34a';
+};
+
+/**
+ * A parent run's children as a graph, laid out by the explorer's layered layout (in its worker): runs and the
+ * datasets between them, left to right in the order data flowed. Edges into a failed run, and out of it, are red.
+ */
+export function WorkflowGraph({
+  model,
+  layout,
+  selected,
+  onSelect,
+}: {
+  model: WorkflowModel;
+  layout: LayoutResult;
+  selected: string | undefined;
+  onSelect: (id: string) => void;
+}) {
+  const { nodes, edges } = useMemo(() => {
+    const nodes: WorkflowFlowNode[] = [...model.nodes.values()].map((node) => {
+      const common = {
+        id: node.id,
+        position: layout.positions.get(node.id) ?? { x: 0, y: 0 },
+        ...WORKFLOW_NODE_SIZE,
+      };
+      return node.kind === 'run'
+        ? { ...common, type: 'run' as const, data: { node, selected: node.id === selected } }
+        : { ...common, type: 'dataset' as const, data: { node, selected: node.id === selected } };
+    });
+    const failed = new Set(
+      [...model.nodes.values()]
+        .filter((n) => n.kind === 'run' && n.child.state === 'FAILED')
+        .map((n) => n.id),
+    );
+    const edges: Edge[] = model.edges.map(({ source, target }) => ({
+      id: `${source}->${target}`,
+      source,
+      target,
+      sourceHandle: 'out',
+      targetHandle: 'in',
+      className: failed.has(source) || failed.has(target) ? 'is-cause-path' : '',
+    }));
+    return { nodes, edges };
+  }, [model, layout, selected]);
+  const onInit = async (flow: ReactFlowInstance<WorkflowFlowNode>) => {
+    await flow.fitView({ padding: 0.12, maxZoom: 1, minZoom: MIN_OPENING_ZOOM });
+    const at = selected === undefined ? undefined : layout.positions.get(selected);
+    if (flow.getZoom() > MIN_OPENING_ZOOM + 0.001 || !at) return;
+    await flow.setCenter(at.x + NODE_WIDTH / 2, at.y + NODE_HEIGHT / 2, { zoom: MIN_OPENING_ZOOM });
+  };
+  return (
+    <ReactFlowProvider>
+      <div className="graph-canvas" data-lod="near">
+        <ReactFlow<WorkflowFlowNode>
+          nodes={nodes}
+          edges={edges}
+          nodeTypes={nodeTypes}
+          onNodeClick={(_, node) => onSelect(node.id)}
+          nodesDraggable={false}
+          nodesConnectable={false}
+          elementsSelectable={false}
+          onlyRenderVisibleElements={nodes.length > 300}
+          minZoom={0.05}
+          maxZoom={2}
+          onInit={(flow) => void onInit(flow)}
+          proOptions={{ hideAttribution: true }}
+        >
+          <Background gap={24} color="#e2e8f0" />
+          <Controls showInteractive={false} />
+          <MiniMap<WorkflowFlowNode> pannable zoomable nodeColor={minimapColor} />
+        </ReactFlow>
+      </div>
+    </ReactFlowProvider>
+  );
+}

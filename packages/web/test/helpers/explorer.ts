@@ -1,0 +1,37 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import { backends, startServer } from '../../../server/test/helpers/backends.js';
+import { launchBrowser } from './browser.js';
+import { ensureWebBuilt } from './web-build.js';
+// Brings the server suite's `inject('embeddedTemplateDir')` typing, which startServer uses.
+import type {} from '../../../server/test/global-setup.js';
+
+/** A running explorer to test: a server on a fresh embedded store serving the built app, and a Chromium page. */
+export interface ExplorerSession {
+  readonly url: string;
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Closes the browser, then stops the server and removes its store. */
+  close(): Promise<void>;
+}
+
+/** Builds the app if needed, starts a server and a browser; `seed` loads the server before the browser starts. */
+export async function openExplorer(seed: (url: string) => Promise<void>): Promise<ExplorerSession> {
+  ensureWebBuilt();
+  const server = await startServer(backends()[0]!);
+  try {
+    await seed(server.url);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  const browser = await launchBrowser();
+  return {
+    url: server.url,
+    context: browser.context,
+    page: await browser.context.newPage(),
+    close: async () => {
+      await browser.close();
+      await server.stop();
+    },
+  };
+}
