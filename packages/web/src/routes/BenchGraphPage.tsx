@@ -40,12 +40,24 @@ const readablePx = 11;
 /** Frames of the pan-and-zoom phase: about 5 s at 60 frames/s. */
 const panZoomFrames = 300;
 
-/** The height of the first drawn node name, in screen pixels. */
+/** The height of the first drawn node name, in screen pixels: in a DOM node, or on a large graph's canvas. */
 function drawnLabelPx(): number {
+  const onCanvas = document.querySelector<HTMLElement>('.graph-canvas__layer[data-label-px]');
+  if (onCanvas) return Number(onCanvas.dataset.labelPx);
   const name = [...document.querySelectorAll<HTMLElement>('.graph-node__name span')].find(
     (span) => span.offsetParent !== null,
   );
   return name ? name.getBoundingClientRect().height : 0;
+}
+
+/** Whether nodes and edges are on screen: xyflow's (drawn hidden, measured, then shown) or the canvas's. */
+function graphDrawn(): boolean {
+  const canvas = document.querySelector<HTMLElement>('.graph-canvas__layer[data-drawn-nodes]');
+  if (canvas && Number(canvas.dataset.drawnNodes) > 0) return true;
+  const shown = document.querySelector(
+    '.react-flow__node[style*="visibility: visible"], .react-flow__node:not([style*="visibility"])',
+  );
+  return shown !== null && document.querySelector('.react-flow__edge') !== null;
 }
 
 /**
@@ -119,14 +131,10 @@ export function BenchGraphPage() {
   useEffect(() => {
     if (!layout) return;
     let frame = 0;
-    // xyflow draws nodes hidden, measures them, then shows them and their edges: poll until that happened.
+    // Poll, once per frame, until the graph is drawn and then readable.
     let drawnAt: number | undefined;
     const check = () => {
-      const shown = document.querySelector(
-        '.react-flow__node[style*="visibility: visible"], .react-flow__node:not([style*="visibility"])',
-      );
-      if (drawnAt === undefined && shown && document.querySelector('.react-flow__edge'))
-        drawnAt = performance.now();
+      if (drawnAt === undefined && graphDrawn()) drawnAt = performance.now();
       if (drawnAt === undefined || drawnLabelPx() < readablePx) {
         frame = requestAnimationFrame(check);
         return;
