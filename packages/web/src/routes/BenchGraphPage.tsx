@@ -100,6 +100,10 @@ function measurePanZoom(flow: ReactFlowInstance<FlowNode>): Promise<PanZoomResul
 declare global {
   interface Window {
     __headwaterBench?: GraphBenchResult;
+    /** With `interact=1`: the load's figures, once readable and before the pan and zoom. */
+    __headwaterBenchReady?: GraphBenchResult;
+    /** Set by the harness (with `hold=1`) to start the pan and zoom. */
+    __headwaterBenchGo?: boolean;
   }
 }
 
@@ -107,7 +111,7 @@ const empty = { nodes: new Set<string>(), edges: new Set<string>() };
 const noActions = { toggleColumns: () => undefined, toggleGroup: () => undefined };
 
 /**
- * `/bench/graph?nodes=2000[&interact=1]`: generates a lineage graph, lays it out and renders it with the same code as the
+ * `/bench/graph?nodes=2000[&interact=1[&hold=1]]`: generates a lineage graph, lays it out and renders it with the same code as the
  * lineage page, then publishes the timings on `window.__headwaterBench` (for `npm run bench` through
  * playwright) and on the page.
  */
@@ -119,6 +123,7 @@ export function BenchGraphPage() {
   const [layout, setLayout] = useState<{ result: LayoutResult; at: number }>();
   const [result, setResult] = useState<GraphBenchResult>();
   const interact = params.get('interact') === '1';
+  const hold = params.get('hold') === '1';
   const [ready, setReady] = useState<(flow: ReactFlowInstance<FlowNode>) => void>();
   const [flowReady] = useState(
     () => new Promise<ReactFlowInstance<FlowNode>>((resolve) => setReady(() => resolve)),
@@ -155,15 +160,23 @@ export function BenchGraphPage() {
         setResult(measured);
         return;
       }
-      void flowReady.then(measurePanZoom).then((panZoom) => {
-        const withPanZoom = { ...measured, panZoom };
-        window.__headwaterBench = withPanZoom;
-        setResult(withPanZoom);
+      // With `hold=1` the harness reads the browser's CPU counters first, then says go.
+      window.__headwaterBenchReady = measured;
+      const go = new Promise<void>((resolve) => {
+        const poll = () => (!hold || window.__headwaterBenchGo ? resolve() : requestAnimationFrame(poll));
+        poll();
       });
+      void Promise.all([flowReady, go])
+        .then(([flow]) => measurePanZoom(flow))
+        .then((panZoom) => {
+          const withPanZoom = { ...measured, panZoom };
+          window.__headwaterBench = withPanZoom;
+          setResult(withPanZoom);
+        });
     };
     frame = requestAnimationFrame(check);
     return () => cancelAnimationFrame(frame);
-  }, [layout, model, started, interact, flowReady]);
+  }, [layout, model, started, interact, hold, flowReady]);
 
   const firstId = model.nodes.keys().next().value ?? '';
   const input = useMemo<FlowInput | undefined>(
