@@ -146,7 +146,8 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
   test('lineage graph: states, root-cause paths, stable layout on select, columns, groups, direction', async () => {
     await page.goto(`${url}/lineage?node=${mart}&depth=5&direction=both`);
     const graph = page.getByTestId('lineage-graph');
-    await expect.poll(() => graph.locator('.react-flow__node').count()).toBe(10 + 1); // 6 datasets, 4 jobs, 1 group
+    // The first graph of a run waits for the app, the layout worker and the API: more than a second on a busy machine.
+    await expect.poll(() => graph.locator('.react-flow__node').count(), { timeout: 15_000 }).toBe(10 + 1); // 6 datasets, 4 jobs, 1 group
     // Readable at the fit zoom: every node's name is drawn at least 11 px tall on screen (level of detail).
     await expect
       .poll(() =>

@@ -276,7 +276,13 @@ export function LineageGraph(props: LineageGraphProps) {
           >
             {!large && <Background gap={backgroundGap} color="#e2e8f0" />}
             {scene && <GraphCanvas scene={scene} withNodes={!domNodes} />}
-            <Controls showInteractive={false} />
+            <Controls
+              showInteractive={false}
+              // The buttons are a person's zoom too (their moves have no event): a refit must not undo them.
+              onZoomIn={() => (moved.current = true)}
+              onZoomOut={() => (moved.current = true)}
+              onFitView={() => (moved.current = false)}
+            />
             {!large && <MiniMap<FlowNode> pannable zoomable nodeColor={minimapColor} />}
           </ReactFlow>
           {large && (
