@@ -500,6 +500,11 @@ export function formatUiTable(result: Outcome<GraphRenderResult>, description: s
       verdict(p.fps.p50 >= TARGETS.panZoomFpsP50),
     ]);
     rows.push([
+      '  CPU per frame (pan and zoom)',
+      `main thread p50 ${p.mainThreadCpuMsPerFrame.p50.toFixed(1)} ms · renderer process ` +
+        `p50 ${p.rendererCpuMsPerFrame.p50.toFixed(1)} ms (a 30 frames/s budget is 33 ms)`,
+    ]);
+    rows.push([
       `  ${int(p.nodes)} nodes readable`,
       `p50 ${ms(p.readableMs.p50)} · max ${ms(p.readableMs.max)} after the page's first render`,
     ]);
@@ -580,6 +585,8 @@ export function uiFigures(result: Outcome<GraphRenderResult>): Record<string, un
       fpsMin: round(u.panZoom.fpsMin, 1),
       frameP95MsP50: round(u.panZoom.p95FrameMs.p50, 1),
       readableP50Ms: round(u.panZoom.readableMs.p50, 0),
+      mainThreadCpuMsPerFrameP50: round(u.panZoom.mainThreadCpuMsPerFrame.p50, 1),
+      rendererCpuMsPerFrameP50: round(u.panZoom.rendererCpuMsPerFrame.p50, 1),
     },
     warmupTotalMs: u.warmup.totalMs,
     chromium: u.chromium,

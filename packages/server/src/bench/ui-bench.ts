@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { BrowserContext, BrowserType } from 'playwright-core';
+import type { BrowserContext, BrowserType, CDPSession } from 'playwright-core';
 import type { ServerProcess } from './server-process.js';
 import { percentiles, type Percentiles } from './stats.js';
 
@@ -31,6 +31,13 @@ export interface PanZoom {
   readonly p50FrameMs: number;
   readonly p95FrameMs: number;
   readonly maxFrameMs: number;
+  /**
+   * CPU time of the page's main thread per frame during the pan and zoom (Chromium's `ThreadTime` counter,
+   * through the DevTools protocol). Unlike frames/s it hardly depends on what else the machine runs.
+   */
+  readonly mainThreadCpuMsPerFrame: number;
+  /** The same for the whole renderer process (main thread, compositor and raster threads). */
+  readonly rendererCpuMsPerFrame: number;
 }
 
 /** Frames per second panning and zooming a large graph, and the time until it is readable, per load. */
@@ -43,6 +50,8 @@ export interface PanZoomResult {
   readonly fpsMin: number;
   readonly p95FrameMs: Percentiles;
   readonly readableMs: Percentiles;
+  readonly mainThreadCpuMsPerFrame: Percentiles;
+  readonly rendererCpuMsPerFrame: Percentiles;
 }
 
 /** How many nodes the pan-and-zoom measurement draws. */
@@ -136,6 +145,8 @@ export async function runGraphRender(
       fpsMin: Math.min(...panLoads.map((l) => l.fps)),
       p95FrameMs: percentiles(panLoads.map((l) => l.p95FrameMs)),
       readableMs: percentiles(panLoads.map((l) => l.readableMs)),
+      mainThreadCpuMsPerFrame: percentiles(panLoads.map((l) => l.mainThreadCpuMsPerFrame)),
+      rendererCpuMsPerFrame: percentiles(panLoads.map((l) => l.rendererCpuMsPerFrame)),
     };
     return {
       status: 'measured',
@@ -156,6 +167,19 @@ export async function runGraphRender(
   }
 }
 
+interface CpuTimes {
+  /** Seconds of CPU the page's main thread has used. */
+  readonly thread: number;
+  /** Seconds of CPU the renderer process has used. */
+  readonly process: number;
+}
+
+async function cpuTimes(session: CDPSession): Promise<CpuTimes> {
+  const { metrics } = await session.send('Performance.getMetrics');
+  const value = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0;
+  return { thread: value('ThreadTime'), process: value('ProcessTime') };
+}
+
 async function renderOnce(
   context: BrowserContext,
   baseUrl: string,
@@ -165,14 +189,43 @@ async function renderOnce(
   const page = await context.newPage();
   try {
     const startedAt = performance.now();
-    const response = await page.goto(`${baseUrl}/bench/graph?nodes=${nodes}${interact ? '&interact=1' : ''}`);
+    const response = await page.goto(
+      `${baseUrl}/bench/graph?nodes=${nodes}${interact ? '&interact=1&hold=1' : ''}`,
+    );
     if (response?.status() === 503) {
       throw new Error('the web app is not built (packages/web/dist): run npm run build first');
     }
     // Strings, not functions: this package compiles without the DOM library, so `window` has no type here.
+    let cpu: { before: CpuTimes; session: CDPSession } | undefined;
+    if (interact) {
+      await page.waitForFunction('window.__headwaterBenchReady !== undefined', undefined, {
+        timeout: 120_000,
+      });
+      const session = await context.newCDPSession(page);
+      await session.send('Performance.enable');
+      cpu = { before: await cpuTimes(session), session };
+      await page.evaluate('window.__headwaterBenchGo = true');
+    }
     await page.waitForFunction('window.__headwaterBench !== undefined', undefined, { timeout: 120_000 });
     const wallMs = performance.now() - startedAt;
-    const result = await page.evaluate<Omit<GraphRender, 'wallMs'>>('window.__headwaterBench');
+    const result = await page.evaluate<
+      Omit<GraphRender, 'wallMs'> & {
+        panZoom?: Omit<PanZoom, 'mainThreadCpuMsPerFrame' | 'rendererCpuMsPerFrame'>;
+      }
+    >('window.__headwaterBench');
+    if (cpu && result.panZoom) {
+      const after = await cpuTimes(cpu.session);
+      const perFrame = (seconds: number) => Math.round(((seconds * 1000) / result.panZoom!.frames) * 10) / 10;
+      return {
+        ...result,
+        panZoom: {
+          ...result.panZoom,
+          mainThreadCpuMsPerFrame: perFrame(after.thread - cpu.before.thread),
+          rendererCpuMsPerFrame: perFrame(after.process - cpu.before.process),
+        },
+        wallMs,
+      } as GraphRender;
+    }
     return { ...result, wallMs };
   } finally {
     await page.close();

@@ -5,7 +5,14 @@ import type { DatasetNodeData } from '../graph/flow-elements.js';
 import { useGraphActions } from './GraphActions.js';
 import { shortName } from '../format.js';
 
-/** A dataset box; expanded, it lists its columns, each with its own handles for column edges. */
+/** Column names that fit in the box at the `detail` level of detail: three rows of three. */
+const columnsInBox = 9;
+
+/**
+ * A dataset box. Zoomed in to the `detail` level it lists up to {@link columnsInBox} column names inside its box
+ * (CSS shows them; no render on zoom); expanded on demand, it lists every column with its type and its own
+ * handles for column edges, and pushes the boxes below it down.
+ */
 export const DatasetGraphNode = memo(function DatasetGraphNode({
   data,
 }: NodeProps<Node<DatasetNodeData, 'dataset'>>) {
@@ -38,6 +45,18 @@ export const DatasetGraphNode = memo(function DatasetGraphNode({
         >
           {expanded ? 'Hide columns' : `${fields.length} columns`}
         </button>
+      )}
+      {!expanded && fields.length > 0 && (
+        <ul className="graph-node__columns" aria-label={`Columns of ${node.data.name}`}>
+          {(fields.length > columnsInBox ? fields.slice(0, columnsInBox - 1) : fields).map((field) => (
+            <li key={field.name} title={field.type ? `${field.name} ${field.type}` : field.name}>
+              {field.name}
+            </li>
+          ))}
+          {fields.length > columnsInBox && (
+            <li className="graph-node__columns-more">+{fields.length - columnsInBox + 1} more</li>
+          )}
+        </ul>
       )}
       {expanded && (
         <ul className="graph-node__fields">

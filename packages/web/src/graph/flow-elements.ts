@@ -75,6 +75,11 @@ export interface FlowInput {
   readonly expandedColumns: ReadonlySet<string>;
   readonly columnEdges: readonly ColumnEdge[];
   readonly collapsedGroups: ReadonlySet<string>;
+  /**
+   * The focus mode's context of the selection (see `focusContext`): nodes and edges outside it are dimmed
+   * (`is-dimmed`). None: nothing is dimmed.
+   */
+  readonly context?: Highlight | undefined;
 }
 
 const none: readonly CauseKind[] = [];
@@ -114,6 +119,7 @@ export function flowElements(input: FlowInput): { nodes: FlowNode[]; edges: Edge
       input.causes.nodes.has(id) ? 'is-cause-path' : '',
       input.causes.causes.has(id) ? 'is-cause' : '',
       input.path.nodes.has(id) ? 'is-path' : '',
+      input.context && !input.context.nodes.has(id) ? 'is-dimmed' : '',
     ]
       .filter(Boolean)
       .join(' ');
@@ -141,7 +147,12 @@ export function flowElements(input: FlowInput): { nodes: FlowNode[]; edges: Edge
       // Known sizes on every node: the minimap draws only nodes with dimensions on them.
       width: collapsed ? NODE_WIDTH : size.width,
       height: collapsed ? COLLAPSED_GROUP_HEIGHT : size.height,
-      className: members.some((m) => input.causes.nodes.has(m.id)) && collapsed ? 'is-cause-path' : '',
+      className: [
+        members.some((m) => input.causes.nodes.has(m.id)) && collapsed ? 'is-cause-path' : '',
+        input.context && !members.some((m) => input.context!.nodes.has(m.id)) ? 'is-dimmed' : '',
+      ]
+        .filter(Boolean)
+        .join(' '),
       selectable: false,
     });
   }
@@ -198,7 +209,9 @@ export function flowElements(input: FlowInput): { nodes: FlowNode[]; edges: Edge
         ? 'is-cause-path'
         : input.path.edges.has(key)
           ? 'is-path'
-          : '';
+          : input.context && !input.context.edges.has(key)
+            ? 'is-dimmed'
+            : '';
       edges.push({ id, source, target, sourceHandle: 'out', targetHandle: 'in', className });
     }
   }

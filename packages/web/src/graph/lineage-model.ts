@@ -94,3 +94,48 @@ export function pathBetween(model: LineageModel, a: string, b: string): Highligh
   }
   return { nodes: new Set(), edges: new Set() };
 }
+
+/** What the focus mode keeps in full: `lineage` (all upstream and downstream), or that many hops each way. */
+export type FocusMode = 'lineage' | number;
+
+/** Reads `focus` from the URL: `lineage` or a hop count from 1 to 20; anything else is no focus. */
+export function parseFocus(value: string | null): FocusMode | undefined {
+  if (value === 'lineage') return 'lineage';
+  const hops = Number(value);
+  return Number.isInteger(hops) && hops >= 1 && hops <= 20 ? hops : undefined;
+}
+
+/** Ids reachable from `start` along `adjacency` within `hops` edges (start excluded). */
+function nearby(adjacency: ReadonlyMap<string, readonly string[]>, start: string, hops: number): Set<string> {
+  const found = new Set<string>();
+  let frontier = [start];
+  for (let depth = 0; depth < hops && frontier.length > 0; depth++) {
+    const next: string[] = [];
+    for (const id of frontier)
+      for (const to of adjacency.get(id) ?? []) {
+        if (to === start || found.has(to)) continue;
+        found.add(to);
+        next.push(to);
+      }
+    frontier = next;
+  }
+  return found;
+}
+
+/**
+ * The context of a selected node that the focus mode keeps in full (the rest is dimmed): the node, what is
+ * upstream and downstream of it (all of it, or within `mode` hops each way; a job and a dataset are one hop
+ * apart), and the edges among them. Siblings (other outputs of an upstream job) are not on its paths and are
+ * left out.
+ *
+ * @example
+ * focusContext(model, 'dataset:db:orders', 2).nodes // the orders table, its writers and their inputs, ...
+ */
+export function focusContext(model: LineageModel, id: string, mode: FocusMode): Highlight {
+  const hops = mode === 'lineage' ? Infinity : mode;
+  const up = nearby(model.in, id, hops);
+  const down = nearby(model.out, id, hops);
+  const nodes = new Set<string>([id, ...up, ...down]);
+  // Lineage is acyclic, so every edge between two of these runs along a path through the node's context.
+  return { nodes, edges: inducedEdges(model, nodes) };
+}

@@ -40,12 +40,24 @@ const readablePx = 11;
 /** Frames of the pan-and-zoom phase: about 5 s at 60 frames/s. */
 const panZoomFrames = 300;
 
-/** The height of the first drawn node name, in screen pixels. */
+/** The height of the first drawn node name, in screen pixels: in a DOM node, or on a large graph's canvas. */
 function drawnLabelPx(): number {
+  const onCanvas = document.querySelector<HTMLElement>('.graph-canvas__layer[data-label-px]');
+  if (onCanvas) return Number(onCanvas.dataset.labelPx);
   const name = [...document.querySelectorAll<HTMLElement>('.graph-node__name span')].find(
     (span) => span.offsetParent !== null,
   );
   return name ? name.getBoundingClientRect().height : 0;
+}
+
+/** Whether nodes and edges are on screen: xyflow's (drawn hidden, measured, then shown) or the canvas's. */
+function graphDrawn(): boolean {
+  const canvas = document.querySelector<HTMLElement>('.graph-canvas__layer[data-drawn-nodes]');
+  if (canvas && Number(canvas.dataset.drawnNodes) > 0) return true;
+  const shown = document.querySelector(
+    '.react-flow__node[style*="visibility: visible"], .react-flow__node:not([style*="visibility"])',
+  );
+  return shown !== null && document.querySelector('.react-flow__edge') !== null;
 }
 
 /**
@@ -88,6 +100,10 @@ function measurePanZoom(flow: ReactFlowInstance<FlowNode>): Promise<PanZoomResul
 declare global {
   interface Window {
     __headwaterBench?: GraphBenchResult;
+    /** With `interact=1`: the load's figures, once readable and before the pan and zoom. */
+    __headwaterBenchReady?: GraphBenchResult;
+    /** Set by the harness (with `hold=1`) to start the pan and zoom. */
+    __headwaterBenchGo?: boolean;
   }
 }
 
@@ -95,7 +111,7 @@ const empty = { nodes: new Set<string>(), edges: new Set<string>() };
 const noActions = { toggleColumns: () => undefined, toggleGroup: () => undefined };
 
 /**
- * `/bench/graph?nodes=2000[&interact=1]`: generates a lineage graph, lays it out and renders it with the same code as the
+ * `/bench/graph?nodes=2000[&interact=1[&hold=1]]`: generates a lineage graph, lays it out and renders it with the same code as the
  * lineage page, then publishes the timings on `window.__headwaterBench` (for `npm run bench` through
  * playwright) and on the page.
  */
@@ -107,6 +123,7 @@ export function BenchGraphPage() {
   const [layout, setLayout] = useState<{ result: LayoutResult; at: number }>();
   const [result, setResult] = useState<GraphBenchResult>();
   const interact = params.get('interact') === '1';
+  const hold = params.get('hold') === '1';
   const [ready, setReady] = useState<(flow: ReactFlowInstance<FlowNode>) => void>();
   const [flowReady] = useState(
     () => new Promise<ReactFlowInstance<FlowNode>>((resolve) => setReady(() => resolve)),
@@ -119,14 +136,10 @@ export function BenchGraphPage() {
   useEffect(() => {
     if (!layout) return;
     let frame = 0;
-    // xyflow draws nodes hidden, measures them, then shows them and their edges: poll until that happened.
+    // Poll, once per frame, until the graph is drawn and then readable.
     let drawnAt: number | undefined;
     const check = () => {
-      const shown = document.querySelector(
-        '.react-flow__node[style*="visibility: visible"], .react-flow__node:not([style*="visibility"])',
-      );
-      if (drawnAt === undefined && shown && document.querySelector('.react-flow__edge'))
-        drawnAt = performance.now();
+      if (drawnAt === undefined && graphDrawn()) drawnAt = performance.now();
       if (drawnAt === undefined || drawnLabelPx() < readablePx) {
         frame = requestAnimationFrame(check);
         return;
@@ -147,15 +160,23 @@ export function BenchGraphPage() {
         setResult(measured);
         return;
       }
-      void flowReady.then(measurePanZoom).then((panZoom) => {
-        const withPanZoom = { ...measured, panZoom };
-        window.__headwaterBench = withPanZoom;
-        setResult(withPanZoom);
+      // With `hold=1` the harness reads the browser's CPU counters first, then says go.
+      window.__headwaterBenchReady = measured;
+      const go = new Promise<void>((resolve) => {
+        const poll = () => (!hold || window.__headwaterBenchGo ? resolve() : requestAnimationFrame(poll));
+        poll();
       });
+      void Promise.all([flowReady, go])
+        .then(([flow]) => measurePanZoom(flow))
+        .then((panZoom) => {
+          const withPanZoom = { ...measured, panZoom };
+          window.__headwaterBench = withPanZoom;
+          setResult(withPanZoom);
+        });
     };
     frame = requestAnimationFrame(check);
     return () => cancelAnimationFrame(frame);
-  }, [layout, model, started, interact, flowReady]);
+  }, [layout, model, started, interact, hold, flowReady]);
 
   const firstId = model.nodes.keys().next().value ?? '';
   const input = useMemo<FlowInput | undefined>(

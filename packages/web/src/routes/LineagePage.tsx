@@ -15,18 +15,33 @@ import { useRootCauses } from '../hooks/useRootCauses.js';
 import { causeHighlight, noCauses, rootCauseTargets } from '../graph/cause-highlight.js';
 import type { FlowInput } from '../graph/flow-elements.js';
 import { nextNode, type NavKey } from '../graph/keyboard-nav.js';
-import { buildLineageModel, pathBetween, type LineageModel } from '../graph/lineage-model.js';
+import {
+  buildLineageModel,
+  focusContext,
+  parseFocus,
+  pathBetween,
+  type LineageModel,
+} from '../graph/lineage-model.js';
 import { parseNodeId, paths } from '../paths.js';
 
 const directions: Direction[] = ['upstream', 'both', 'downstream'];
+/** The focus choices: none, the selection's whole lineage, or so many hops each way. */
+const focusOptions = [
+  ['', 'Off'],
+  ['lineage', 'Its lineage'],
+  ['1', '1 hop'],
+  ['2', '2 hops'],
+  ['4', '4 hops'],
+] as const;
+const focusValue = (param: string | null): string => String(parseFocus(param) ?? '');
 const noHighlight = { nodes: new Set<string>(), edges: new Set<string>() };
 const navKeys = new Set<string>(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown']);
 
 /**
  * The page's view state, all of it in the URL so a pasted link shows what the sender saw: `node`, `depth`,
  * `direction`, `select`, `to` (the other end of a highlighted path), `asOf` (time travel), `compare` (the graph
- * diff from that time to now), `cols` (datasets whose columns are shown) and `collapsed` (groups), the last two
- * repeated once per id.
+ * diff from that time to now), `focus` (`lineage` or a hop count: what is not on the selection's paths is
+ * faded), `cols` (datasets whose columns are shown) and `collapsed` (groups), the last two repeated once per id.
  */
 function useLineageParams() {
   const [params, setParams] = useSearchParams();
@@ -102,6 +117,19 @@ export function LineagePage() {
             value={depth}
             onChange={(event) => update({ depth: event.target.value })}
           />
+        </label>
+        <label className="depth">
+          Focus
+          <select
+            value={focusValue(params.get('focus'))}
+            onChange={(event) => update({ focus: event.target.value || undefined })}
+          >
+            {focusOptions.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
         </label>
         {present.status === 'ready' && (
           <TimeTravel
@@ -182,6 +210,11 @@ function LineageView({
     () => (pathToId ? pathBetween(model, selectedId, pathToId) : noHighlight),
     [model, selectedId, pathToId],
   );
+  const focusMode = parseFocus(params.get('focus'));
+  const context = useMemo(
+    () => (focusMode === undefined ? undefined : focusContext(model, selectedId, focusMode)),
+    [model, selectedId, focusMode],
+  );
 
   // Read through a ref: actions that changed with every URL change would re-render every node on a click.
   const paramsRef = useRef(params);
@@ -205,8 +238,20 @@ function LineageView({
         expandedColumns,
         columnEdges: columnEdges.edges,
         collapsedGroups,
+        context,
       },
-    [model, layout, rootId, selectedId, causes, path, expandedColumns, columnEdges.edges, collapsedGroups],
+    [
+      model,
+      layout,
+      rootId,
+      selectedId,
+      causes,
+      path,
+      expandedColumns,
+      columnEdges.edges,
+      collapsedGroups,
+      context,
+    ],
   );
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
@@ -253,6 +298,15 @@ function LineageView({
           <Loading what="the layout" />
         )}
         <GraphLegend />
+        {context && (
+          <p className="graph-focus" role="status">
+            Focus on {selected.data.name}: {context.nodes.size} of {model.nodes.size} nodes{' '}
+            {focusMode === 'lineage'
+              ? 'upstream and downstream'
+              : `within ${focusMode} ${focusMode === 1 ? 'hop' : 'hops'}`}
+            , the rest faded.
+          </p>
+        )}
       </div>
       <NodePanel
         node={selected}
