@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { configReader, type ConfigFlags } from './config-reader.js';
 import { HeadwaterError } from './errors.js';
+import { STRICT_LEVELS, type StrictLevel } from './ingest/validate.js';
 import { resolveKafkaConfig, type KafkaIngestConfig } from './streams/kafka-config.js';
 import { resolveSecurityConfig, type SecurityConfig } from './security/config.js';
 
@@ -16,13 +16,17 @@ export interface ServerConfig {
   readonly dataDir: string;
   /** A PostgreSQL connection URL; when unset the embedded store in `dataDir` is used. */
   readonly databaseUrl: string | undefined;
-  /** Reject what the official schemas reject, instead of Marquez-like leniency. @default false */
-  readonly strict: boolean;
+  /**
+   * Reject what the official OpenLineage schemas (bundled) reject, instead of Marquez-like leniency:
+   * `'structure'` (structure, required fields, types, enums) or `'formats'` (also date-time, uuid, uri).
+   * @default false
+   */
+  readonly strict: false | StrictLevel;
   /** Largest request body accepted. @default 10 MiB */
   readonly maxBodyBytes: number;
   /** Most events in one batch request. @default 10000 */
   readonly maxBatchEvents: number;
-  /** Folder of the published OpenLineage JSON Schemas, laid out by `$id` (needed by strict mode). */
+  /** More OpenLineage JSON Schemas for strict mode (e.g. newer facet versions), laid out by `$id`. Optional. */
   readonly specDir: string | undefined;
   /**
    * Where the other replicas of this database reach this server when it is the writer (they forward writes to
@@ -53,14 +57,9 @@ const LOG_LEVELS = new Set(['silent', 'error', 'warn', 'info', 'debug']);
 export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const reader = configReader(flags, env);
   const { pick, integer, duration } = reader;
-  const strictValue = flags.strict === true ? 'true' : pick('strict', 'HEADWATER_STRICT').value;
-  if (strictValue !== undefined && !['true', 'false', '1', '0'].includes(strictValue)) {
-    throw new HeadwaterError(
-      'INVALID_CONFIG',
-      `HEADWATER_STRICT must be true or false; got ${JSON.stringify(strictValue)}.`,
-    );
-  }
-  const strict = strictValue === 'true' || strictValue === '1';
+  const strict = strictLevel(
+    flags.strict === true ? { value: 'true', source: '--strict' } : pick('strict', 'HEADWATER_STRICT'),
+  );
   const logLevel = pick('log-level', 'HEADWATER_LOG_LEVEL').value ?? 'warn';
   if (!LOG_LEVELS.has(logLevel)) {
     throw new HeadwaterError(
@@ -68,13 +67,14 @@ export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proce
       `--log-level must be one of ${[...LOG_LEVELS].join(', ')}; got ${logLevel}.`,
     );
   }
-  const specDirFlag = pick('spec-dir', 'HEADWATER_SPEC_DIR').value;
-  const specDir = specDirFlag ? path.resolve(specDirFlag) : findBundledSpecDir();
-  if (strict && (specDir === undefined || !existsSync(specDir))) {
+  const specDirSetting = pick('spec-dir', 'HEADWATER_SPEC_DIR');
+  const specDir = specDirSetting.value === undefined ? undefined : path.resolve(specDirSetting.value);
+  if (strict !== false && specDir !== undefined && !existsSync(specDir)) {
     throw new HeadwaterError(
       'INVALID_CONFIG',
-      'Strict mode needs the published OpenLineage JSON Schemas: pass --spec-dir (or HEADWATER_SPEC_DIR) pointing ' +
-        'at a folder laid out like https://openlineage.io/spec/ (e.g. <dir>/2-0-2/OpenLineage.json).',
+      `${specDirSetting.source} ${specDir} does not exist. It is optional (strict mode uses the bundled OpenLineage ` +
+        'schemas); give it only for more schemas, in a folder laid out like https://openlineage.io/spec/ ' +
+        '(e.g. <dir>/facets/1-3-0/ParentRunFacet.json).',
     );
   }
   const databaseUrl = pick('database-url', 'DATABASE_URL').value;
@@ -109,15 +109,40 @@ export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proce
 }
 
 /**
- * The OpenLineage schemas of this repository's checkout (../shared/conformance/spec-published beside the repo).
- * An installed package has none; strict mode then needs --spec-dir.
+ * The command line with `--strict` given a value for `parseArgs` (which has no optional values): a bare
+ * `--strict` becomes `--strict=structure`, and `--strict formats` becomes `--strict=formats`.
+ *
+ * @example
+ * strictFlagArgs(['--strict', '--port', '5000']); // ['--strict=structure', '--port', '5000']
  */
-function findBundledSpecDir(): string | undefined {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    const candidate = path.join(dir, '..', 'shared', 'conformance', 'spec-published');
-    if (existsSync(path.join(dir, 'packages')) && existsSync(candidate)) return candidate;
-    dir = path.dirname(dir);
+export function strictFlagArgs(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] !== '--strict') {
+      out.push(args[i]!);
+      continue;
+    }
+    const next = args[i + 1];
+    const level = STRICT_LEVELS.find((known) => known === next);
+    if (level !== undefined) i++;
+    out.push(`--strict=${level ?? 'structure'}`);
   }
-  return undefined;
+  return out;
+}
+
+const STRICT_OFF = new Set(['false', '0']);
+const STRICT_DEFAULT = new Set(['true', '1']);
+
+/** `--strict [structure|formats]` or HEADWATER_STRICT: `true`/`1` mean `structure`; `false`/`0` lenient. */
+function strictLevel(setting: { value: string | undefined; source: string }): false | StrictLevel {
+  const { value, source } = setting;
+  if (value === undefined || STRICT_OFF.has(value)) return false;
+  if (STRICT_DEFAULT.has(value)) return 'structure';
+  const level = STRICT_LEVELS.find((known) => known === value);
+  if (level !== undefined) return level;
+  throw new HeadwaterError(
+    'INVALID_CONFIG',
+    `${source} must be ${STRICT_LEVELS.join(' or ')} (true or 1 mean structure; false or 0 lenient); ` +
+      `got ${JSON.stringify(value)}.`,
+  );
 }

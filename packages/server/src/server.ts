@@ -179,9 +179,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       warn: (object, message) => app.log.warn(object, message),
       error: (object, message) => app.log.error(object, message),
     });
-    const validator = createValidator(
-      config.strict && config.specDir ? { strict: true, specDir: config.specDir } : { strict: false },
-    );
+    const validator = createValidator({ strict: config.strict, specDir: config.specDir });
     // Forwarding (serve --forward-config) sends what is stored through the proxy's sinks.
     const forwardLog: StreamLogger = {
       info: (object, message) => app.log.info(object, message),

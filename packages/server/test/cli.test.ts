@@ -11,10 +11,8 @@ import { demoCommand } from '../src/cli/demo.js';
 import { demoScenario, type DemoRunEvent } from '../src/cli/demo-scenario.js';
 import type { CommandIo } from '../src/cli/http.js';
 import { ingestCommand } from '../src/cli/ingest.js';
-import { resolveConfig } from '../src/config.js';
 import { createValidator } from '../src/ingest/validate.js';
 import { backends, startServer } from './helpers/backends.js';
-import { hasConformance } from './helpers/conformance.js';
 
 const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli', 'main.js');
 
@@ -93,19 +91,14 @@ describe('the demo scenario', () => {
     expect(() => demoScenario({ endDate: '2025-02-30' })).toThrow(/YYYY-MM-DD/);
   });
 
-  it.skipIf(!hasConformance())(
-    'is valid under the official OpenLineage schemas (strict mode), facets included',
-    () => {
-      const { specDir } = resolveConfig({}, {});
-      expect(specDir).toBeDefined();
-      const validator = createValidator({ strict: true, specDir: specDir! });
-      const problems = demoScenario().events.flatMap((event, index) => {
-        const result = validator.validate(JSON.parse(JSON.stringify(event)));
-        return result.ok ? [] : [{ index, issues: result.issues }];
-      });
-      expect(problems).toEqual([]);
-    },
-  );
+  it('is valid under the official OpenLineage schemas (strict mode, formats too), facets included', () => {
+    const validator = createValidator({ strict: 'formats' });
+    const problems = demoScenario().events.flatMap((event, index) => {
+      const result = validator.validate(JSON.parse(JSON.stringify(event)));
+      return result.ok ? [] : [{ index, issues: result.issues }];
+    });
+    expect(problems).toEqual([]);
+  });
 });
 
 describe.each(backends())('headwater demo and ingest on the $name store', (backend) => {

@@ -29,6 +29,10 @@ export interface ValidationIssue {
   readonly message: string;
   /** The schema (and definition) that rejected it. */
   readonly schemaURL: string;
+  /** The JSON Schema keyword that failed, e.g. `required`, `type`, `format`, `enum`. */
+  readonly keyword: string;
+  /** The keyword's details, e.g. `{ missingProperty: 'runId' }`, `{ format: 'uri' }`, `{ allowedValues: [...] }`. */
+  readonly params: Readonly<Record<string, unknown>>;
 }
 
 /** The outcome of validating one event. */
@@ -51,8 +55,9 @@ export interface ValidatorOptions {
    */
   readonly facets?: boolean;
   /**
-   * More schema documents to register by `$id`, e.g. a newer facet version. A facet schema given here replaces
-   * the built-in one for the same key and container.
+   * More schema documents to register by `$id`, e.g. a newer facet version. A document with the `$id` of a
+   * built-in one replaces it; of all the versions of one facet schema (`facets/<version>/<Name>.json`), the
+   * newest validates the facets it declares (see {@link facetSchemaTable}).
    */
   readonly schemas?: readonly SchemaDocument[];
 }
@@ -83,43 +88,64 @@ type Kind = 'RunEvent' | 'DatasetEvent' | 'JobEvent';
 export function createValidator(options: ValidatorOptions = {}): EventValidator {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: options.formats ?? true });
   addFormats(ajv);
-  const extra = options.schemas ?? [];
   const documents = new Map<string, SchemaDocument>();
-  for (const schema of [CORE_SCHEMA, ...FACET_SCHEMAS, ...extra]) documents.set(schema.$id, schema);
-  for (const schema of documents.values()) ajv.addSchema(schema);
-
-  // (container, key) -> schema ref; extra schemas override by the same rule the generator uses.
-  const facetRefs = new Map<string, string>();
-  for (const facet of Object.values(FACETS))
-    facetRefs.set(`${facet.container}:${facet.key}`, facet.schemaURL);
-  for (const schema of extra) registerFacetRefs(schema, facetRefs);
-
-  const compiled = new Map<string, ValidateFunction>();
-  const validatorFor = (ref: string): ValidateFunction => {
-    let validate = compiled.get(ref);
-    if (validate === undefined) {
-      validate = ajv.getSchema(ref);
-      if (validate === undefined) throw new Error(`No schema registered for ${ref}`);
-      compiled.set(ref, validate);
+  for (const schema of [CORE_SCHEMA, ...FACET_SCHEMAS, ...(options.schemas ?? [])]) {
+    documents.set(schema.$id, schema);
+  }
+  for (const schema of documents.values()) {
+    try {
+      ajv.addSchema(schema);
+    } catch (cause) {
+      throw new Error(`createValidator: cannot register the schema ${schema.$id}; check the document`, {
+        cause,
+      });
     }
-    return validate;
+  }
+  // Compiled here, once, so that a broken schema fails at construction and validate() only runs code.
+  const compile = (ref: string): ValidateFunction => {
+    try {
+      const validate = ajv.getSchema(ref);
+      if (validate !== undefined) return validate;
+    } catch (cause) {
+      throw new Error(`createValidator: cannot compile ${ref}; check the schemas it refers to`, { cause });
+    }
+    throw new Error(`createValidator: no schema registered for ${ref}`);
   };
+  const core = new Map<Kind, ValidateFunction>(
+    (['RunEvent', 'DatasetEvent', 'JobEvent'] as const).map((kind) => [
+      kind,
+      compile(`${CORE_SCHEMA_ID}#/$defs/${kind}`),
+    ]),
+  );
+  const facets = new Map<string, { ref: string; validate: ValidateFunction }>();
+  if (options.facets !== false) {
+    for (const [key, ref] of facetSchemaTable(documents.values()))
+      facets.set(key, { ref, validate: compile(ref) });
+  }
 
-  const check = (ref: string, value: unknown, base: string, issues: ValidationIssue[]): void => {
-    const validate = validatorFor(ref);
+  const check = (
+    validate: ValidateFunction,
+    ref: string,
+    value: unknown,
+    base: string,
+    issues: ValidationIssue[],
+  ) => {
     if (!validate(value)) issues.push(...toIssues(validate.errors ?? [], base, ref));
   };
 
   const checkFacets = (
-    facets: unknown,
+    value: unknown,
     container: FacetContainer,
     base: string,
     issues: ValidationIssue[],
   ): void => {
-    if (typeof facets !== 'object' || facets === null || Array.isArray(facets)) return;
-    for (const [key, facet] of Object.entries(facets as Record<string, unknown>)) {
-      const ref = facetRefs.get(`${container}:${key}`);
-      if (ref !== undefined) check(ref, facet, `${base}/${escapePointer(key)}`, issues);
+    if (!isObject(value)) return;
+    for (const [key, facet] of Object.entries(value)) {
+      const schema = facets.get(`${container}:${key}`);
+      if (schema === undefined) continue; // a custom facet: the core schema's _producer/_schemaURL only
+      // The spec's deletion marker carries no payload, so the facet's own required fields cannot apply.
+      if (DELETABLE.has(container) && isObject(facet) && facet._deleted === true) continue;
+      check(schema.validate, schema.ref, facet, `${base}/${escapePointer(key)}`, issues);
     }
   };
 
@@ -127,41 +153,47 @@ export function createValidator(options: ValidatorOptions = {}): EventValidator 
     validate(event) {
       const issues: ValidationIssue[] = [];
       try {
-        if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+        if (!isObject(event)) {
           return {
             valid: false,
-            errors: [{ path: '', message: 'must be a JSON object', schemaURL: CORE_SCHEMA_ID }],
+            errors: [
+              {
+                path: '',
+                message: 'must be a JSON object',
+                schemaURL: CORE_SCHEMA_ID,
+                keyword: 'type',
+                params: {},
+              },
+            ],
           };
         }
-        const record = event as Record<string, unknown>;
         const kind: Kind =
-          record.run !== undefined ? 'RunEvent' : record.dataset !== undefined ? 'DatasetEvent' : 'JobEvent';
-        check(`${CORE_SCHEMA_ID}#/$defs/${kind}`, event, '', issues);
-        if (options.facets !== false) {
-          const run = record.run as Record<string, unknown> | undefined;
-          const job = record.job as Record<string, unknown> | undefined;
-          const dataset = record.dataset as Record<string, unknown> | undefined;
-          checkFacets(run?.facets, 'run', '/run/facets', issues);
-          checkFacets(job?.facets, 'job', '/job/facets', issues);
-          checkFacets(dataset?.facets, 'dataset', '/dataset/facets', issues);
-          for (const [field, container] of [
-            ['inputs', 'inputDataset'],
-            ['outputs', 'outputDataset'],
+          event.run !== undefined ? 'RunEvent' : event.dataset !== undefined ? 'DatasetEvent' : 'JobEvent';
+        check(core.get(kind)!, `${CORE_SCHEMA_ID}#/$defs/${kind}`, event, '', issues);
+        if (facets.size > 0) {
+          const member = (value: unknown, name: string): unknown =>
+            isObject(value) ? value[name] : undefined;
+          if (kind === 'DatasetEvent') {
+            checkFacets(member(event.dataset, 'facets'), 'dataset', '/dataset/facets', issues);
+          } else {
+            checkFacets(member(event.run, 'facets'), 'run', '/run/facets', issues);
+            checkFacets(member(event.job, 'facets'), 'job', '/job/facets', issues);
+          }
+          for (const [field, container, specific] of [
+            ['inputs', 'inputDataset', 'inputFacets'],
+            ['outputs', 'outputDataset', 'outputFacets'],
           ] as const) {
-            const datasets = record[field];
-            if (!Array.isArray(datasets)) continue;
-            datasets.forEach((item: unknown, index) => {
-              if (typeof item !== 'object' || item === null) return;
-              const d = item as Record<string, unknown>;
-              checkFacets(d.facets, 'dataset', `/${field}/${index}/facets`, issues);
-              const specific = container === 'inputDataset' ? 'inputFacets' : 'outputFacets';
-              checkFacets(d[specific], container, `/${field}/${index}/${specific}`, issues);
+            const datasets = event[field];
+            if (kind === 'DatasetEvent' || !Array.isArray(datasets)) continue;
+            datasets.forEach((dataset: unknown, index) => {
+              checkFacets(member(dataset, 'facets'), 'dataset', `/${field}/${index}/facets`, issues);
+              checkFacets(member(dataset, specific), container, `/${field}/${index}/${specific}`, issues);
             });
           }
         }
       } catch (thrown) {
         const message = `validator error: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
-        issues.push({ path: '', message, schemaURL: CORE_SCHEMA_ID });
+        issues.push({ path: '', message, schemaURL: CORE_SCHEMA_ID, keyword: 'error', params: {} });
       }
       return issues.length === 0 ? { valid: true, errors: [] } : { valid: false, errors: dedupe(issues) };
     },
@@ -173,32 +205,100 @@ export function facetSchemaURL(container: FacetContainer, key: string): string |
   return Object.values(FACETS).find((facet) => facet.container === container && facet.key === key)?.schemaURL;
 }
 
-function registerFacetRefs(schema: SchemaDocument, refs: Map<string, string>): void {
-  const properties = schema.properties as
-    Record<string, { $ref?: string; anyOf?: { $ref?: string }[]; oneOf?: { $ref?: string }[] }> | undefined;
-  const defs = schema.$defs as
-    Record<string, { allOf?: { $ref?: string }[]; oneOf?: { $ref?: string }[] }> | undefined;
-  if (properties === undefined || defs === undefined) return;
-  const containers: Record<string, FacetContainer> = {
-    RunFacet: 'run',
-    JobFacet: 'job',
-    DatasetFacet: 'dataset',
-    InputDatasetFacet: 'inputDataset',
-    OutputDatasetFacet: 'outputDataset',
-  };
-  const visit = (key: string, ref: string | undefined, depth: number): void => {
-    if (ref === undefined || !ref.startsWith('#/$defs/') || depth > 3) return;
-    const name = ref.slice('#/$defs/'.length);
-    const def = defs[name];
-    const base = def?.allOf?.[0]?.$ref?.split('#/$defs/')[1];
-    const container = base === undefined ? undefined : containers[base];
-    if (container !== undefined) refs.set(`${container}:${key}`, `${schema.$id}${ref}`);
-    else for (const member of def?.oneOf ?? []) visit(key, member.$ref, depth + 1);
-  };
-  for (const [key, property] of Object.entries(properties)) {
-    visit(key, property.$ref, 0);
-    for (const member of [...(property.anyOf ?? []), ...(property.oneOf ?? [])]) visit(key, member.$ref, 0);
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The facet containers whose base (JobFacet, DatasetFacet) defines `_deleted: true` as "delete this facet". */
+const DELETABLE: ReadonlySet<FacetContainer> = new Set(['job', 'dataset']);
+
+const CONTAINER_BY_BASE: Readonly<Record<string, FacetContainer>> = {
+  RunFacet: 'run',
+  JobFacet: 'job',
+  DatasetFacet: 'dataset',
+  InputDatasetFacet: 'inputDataset',
+  OutputDatasetFacet: 'outputDataset',
+};
+
+const FACET_SCHEMA_ID = /^https:\/\/openlineage\.io\/spec\/facets\/(\d+)-(\d+)-(\d+)\/([^/]+)\.json$/;
+const BASE_REF = /#\/(?:\$defs|definitions)\/([A-Za-z]+)$/;
+const LOCAL_REF = /^#\/(\$defs|definitions)\/([^/]+)$/;
+
+/**
+ * Which standard facet schema validates which facet: `<container>:<key>` (e.g. `run:parent`,
+ * `inputDataset:subset`) to the definition's ref (`<$id>#/$defs/<Def>`), over a set of schema documents.
+ *
+ * Of all the versions of one facet schema file (`$id` `https://openlineage.io/spec/facets/<version>/<Name>.json`)
+ * the newest counts. A facet file declares its key as its one top-level property, which leads (through `$ref`,
+ * `anyOf` and `oneOf`) to definitions; the base a definition extends (its `allOf[0]`, e.g. `RunFacet`) names the
+ * container. One key can name different definitions in different containers (`lineage`, `subset`, `tags`...).
+ *
+ * @example
+ * facetSchemaTable(FACET_SCHEMAS).get('run:parent');
+ * // 'https://openlineage.io/spec/facets/1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet'
+ */
+export function facetSchemaTable(documents: Iterable<SchemaDocument>): ReadonlyMap<string, string> {
+  const newest = new Map<string, { version: number[]; schema: SchemaDocument }>();
+  for (const schema of documents) {
+    const match = FACET_SCHEMA_ID.exec(schema.$id);
+    if (match === null) continue;
+    const name = match[4]!;
+    const version = [Number(match[1]), Number(match[2]), Number(match[3])];
+    const known = newest.get(name);
+    if (known === undefined || compareVersions(version, known.version) > 0)
+      newest.set(name, { version, schema });
   }
+  const table = new Map<string, string>();
+  for (const { schema } of [...newest.values()].sort((a, b) => a.schema.$id.localeCompare(b.schema.$id))) {
+    const properties = schema.properties;
+    if (!isObject(properties)) continue;
+    const keys = Object.keys(properties);
+    const key = keys[0];
+    if (keys.length !== 1 || key === undefined) continue;
+    for (const { ref, container } of facetDefinitions(schema, properties[key], new Set())) {
+      const entry = `${container}:${key}`;
+      if (!table.has(entry)) table.set(entry, `${schema.$id}${ref}`);
+    }
+  }
+  return table;
+}
+
+/** The local definitions a facet property leads to, through `$ref`, `anyOf` and `oneOf`, with their container. */
+function facetDefinitions(
+  schema: SchemaDocument,
+  node: unknown,
+  seen: Set<string>,
+): { ref: string; container: FacetContainer }[] {
+  if (!isObject(node)) return [];
+  const found: { ref: string; container: FacetContainer }[] = [];
+  const local = typeof node.$ref === 'string' ? LOCAL_REF.exec(node.$ref) : null;
+  if (local !== null && !seen.has(node.$ref as string)) {
+    const ref = node.$ref as string;
+    seen.add(ref);
+    const defs = schema[local[1]!];
+    const def = isObject(defs) ? defs[local[2]!] : undefined;
+    const first: unknown = isObject(def) && Array.isArray(def.allOf) ? def.allOf[0] : undefined;
+    const base =
+      isObject(first) && typeof first.$ref === 'string' ? BASE_REF.exec(first.$ref)?.[1] : undefined;
+    const container = base === undefined ? undefined : CONTAINER_BY_BASE[base];
+    if (container !== undefined) found.push({ ref, container });
+    else found.push(...facetDefinitions(schema, def, seen));
+  }
+  for (const wrapper of [node.anyOf, node.oneOf]) {
+    if (Array.isArray(wrapper))
+      for (const branch of wrapper) found.push(...facetDefinitions(schema, branch, seen));
+  }
+  return found;
+}
+
+function compareVersions(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const difference = (a[i] ?? 0) - (b[i] ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return 0;
 }
 
 function escapePointer(key: string): string {
@@ -212,7 +312,8 @@ function toIssues(errors: readonly ErrorObject[], base: string, schemaURL: strin
         ? (error.params as { missingProperty?: string }).missingProperty
         : undefined;
     const path = base + error.instancePath + (missing === undefined ? '' : `/${escapePointer(missing)}`);
-    return { path, message: error.message ?? error.keyword, schemaURL };
+    const params = error.params as Record<string, unknown>;
+    return { path, message: error.message ?? error.keyword, schemaURL, keyword: error.keyword, params };
   });
 }
 

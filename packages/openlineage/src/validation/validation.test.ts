@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { runEvent } from '../events.js';
 import { sqlJobFacet } from '../generated/facet-builders.js';
 import { CONFORMANCE_DIR, hasConformance, readJson } from '../test-support/official-schemas.js';
-import { createValidator, facetSchemaURL } from './index.js';
+import { CORE_SCHEMA, FACET_SCHEMAS, createValidator, facetSchemaTable, facetSchemaURL } from './index.js';
+import { FACETS } from '../generated/model.js';
 
 interface ManifestEntry {
   group: string;
@@ -71,5 +72,85 @@ describe('createValidator', () => {
       }
     }
     expect(checked).toBeGreaterThanOrEqual(list.length);
+  });
+});
+
+describe('facetSchemaTable', () => {
+  it('finds, in the bundled schemas, the facet the generated model declares for every key and container', () => {
+    const table = facetSchemaTable([CORE_SCHEMA, ...FACET_SCHEMAS]);
+    const declared = new Map(
+      Object.values(FACETS).map((facet) => [`${facet.container}:${facet.key}`, facet.schemaURL]),
+    );
+    expect(new Map([...table].sort())).toEqual(new Map([...declared].sort()));
+  });
+
+  it('takes the newest version of each facet schema, whatever the order given', () => {
+    const parent = FACET_SCHEMAS.find((schema) => schema.$id.endsWith('/ParentRunFacet.json'))!;
+    const older = { ...parent, $id: parent.$id.replace(/\d+-\d+-\d+/, '1-0-0') };
+    const newer = { ...parent, $id: parent.$id.replace(/\d+-\d+-\d+/, '9-0-0') };
+    for (const order of [
+      [older, parent, newer],
+      [newer, parent, older],
+    ]) {
+      expect(facetSchemaTable(order).get('run:parent')).toBe(
+        'https://openlineage.io/spec/facets/9-0-0/ParentRunFacet.json#/$defs/ParentRunFacet',
+      );
+    }
+  });
+});
+
+describe('createValidator details', () => {
+  const validator = createValidator();
+  const base = runEvent({ eventType: 'START', job: { namespace: 'n', name: 'j' } });
+
+  it('names the failing keyword and its parameters', () => {
+    const result = validator.validate({ ...base, eventType: 'DONE', run: {} });
+    expect(result.errors.map(({ path, keyword, params }) => ({ path, keyword, params }))).toEqual([
+      {
+        path: '/eventType',
+        keyword: 'enum',
+        params: { allowedValues: ['START', 'RUNNING', 'COMPLETE', 'ABORT', 'FAIL', 'OTHER'] },
+      },
+      { path: '/run/runId', keyword: 'required', params: { missingProperty: 'runId' } },
+    ]);
+  });
+
+  it('asserts formats only when asked', () => {
+    const event = { ...base, run: { runId: 'not-a-uuid' } };
+    expect(validator.validate(event).errors).toMatchObject([
+      { path: '/run/runId', keyword: 'format', params: { format: 'uuid' } },
+    ]);
+    expect(createValidator({ formats: false }).validate(event)).toEqual({ valid: true, errors: [] });
+  });
+
+  it("skips a deleted job or dataset facet's own fields, as the spec's deletion marker allows", () => {
+    const deleted = { _producer: 'https://x', _schemaURL: 'https://y', _deleted: true };
+    const event = {
+      ...base,
+      job: { namespace: 'n', name: 'j', facets: { sql: deleted } },
+      outputs: [{ namespace: 'n', name: 'd', facets: { schema: deleted } }],
+    };
+    expect(validator.validate(event)).toEqual({ valid: true, errors: [] });
+    const notDeleted = {
+      ...event,
+      job: { namespace: 'n', name: 'j', facets: { sql: { ...deleted, _deleted: false } } },
+    };
+    expect(validator.validate(notDeleted).errors.map((e) => e.path)).toEqual(['/job/facets/sql/query']);
+  });
+
+  it('fails at construction, naming the schema, when an added schema does not compile', () => {
+    const broken = {
+      $id: 'https://openlineage.io/spec/facets/9-0-0/ParentRunFacet.json',
+      properties: { parent: { $ref: '#/$defs/ParentRunFacet' } },
+      $defs: {
+        ParentRunFacet: {
+          allOf: [
+            { $ref: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet' },
+            { $ref: 'https://example.com/missing.json' },
+          ],
+        },
+      },
+    };
+    expect(() => createValidator({ schemas: [broken] })).toThrow(/9-0-0\/ParentRunFacet\.json/);
   });
 });

@@ -126,6 +126,12 @@ function outcomeError(outcome: EventOutcome): HeadwaterError | undefined {
   }
 }
 
+/** What the ingest routes' OpenAPI descriptions say about strict mode (README, "Strict mode"). */
+const STRICT_NOTE =
+  'Lenient by default, like Marquez. A server started with --strict (= --strict structure) also rejects, with ' +
+  '422, what breaks the official OpenLineage 2-0-2 core and standard facet schemas (bundled): required fields, ' +
+  'types, enums; --strict formats also asserts the date-time, uuid and uri formats.';
+
 /** POST /api/v1/lineage and /api/v1/lineage/batch: the HTTP doors of the one ingest path. */
 export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps): void {
   const { frontDoor } = deps;
@@ -139,7 +145,8 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
         description:
           'Answers 201 with an empty body once the event and the lineage derived from it are committed. ' +
           'An identical event sent again is stored once. 422 lists what is wrong (including the limits in the ' +
-          'README); 503 with Retry-After means the store is away and nothing was stored: send it again.',
+          'README); 503 with Retry-After means the store is away and nothing was stored: send it again. ' +
+          STRICT_NOTE,
         body: { type: 'object', description: 'An OpenLineage 2-0-2 event', additionalProperties: true },
         response: {
           201: { type: 'null', description: 'Stored' },
@@ -184,7 +191,8 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
         description:
           'Valid events are committed together; invalid ones are reported by index in failed_events ' +
           '(partial success). Duplicates count as successful and are stored once. When the store is away the ' +
-          'answer is 503 with Retry-After and the same reply, its events counted as retriable.',
+          'answer is 503 with Retry-After and the same reply, its events counted as retriable. ' +
+          STRICT_NOTE,
         body: { type: 'array', items: { type: 'object' } },
         response: {
           200: batchResponseSchema,

@@ -14,10 +14,12 @@ import { auditCommand, keysCommand } from './keys.js';
 const usage = `headwater: an OpenLineage lineage server
 
 Usage:
-  headwater serve [--port 5000] [--host 127.0.0.1] [--data-dir ./.headwater] [--database-url URL] [--strict]
+  headwater serve [--port 5000] [--host 127.0.0.1] [--data-dir ./.headwater] [--database-url URL]
+                  [--strict [structure|formats]] [--spec-dir DIR]   (strict: the bundled OpenLineage schemas;
+                  structure = required fields, types, enums; formats = also date-time, uuid, uri)
                   [--advertise-url URL]   (replicas on one PostgreSQL: where the others reach this one)
                   [--kafka-brokers HOST:PORT --kafka-topic TOPIC... --kafka-group G] [--forward-config FILE]
-  headwater proxy --config FILE [--port 5100] [--host 127.0.0.1] [--strict]
+  headwater proxy --config FILE [--port 5100] [--host 127.0.0.1] [--strict [structure|formats]] [--spec-dir DIR]
   headwater demo [--url http://127.0.0.1:5000] [--end-date 2025-03-14]
   headwater ingest FILE... [--url http://127.0.0.1:5000] [--batch-size 500]
   headwater lineage NODE [--direction upstream|downstream|both] [--depth 20] [--json] [--url URL]

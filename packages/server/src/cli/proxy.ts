@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { resolveConfig } from '../config.js';
+import { resolveConfig, strictFlagArgs } from '../config.js';
 import { HeadwaterError } from '../errors.js';
 import { loadForwardConfig } from '../streams/forwarder.js';
 import { createProxy } from '../streams/proxy.js';
@@ -7,12 +7,12 @@ import { createProxy } from '../streams/proxy.js';
 /** `headwater proxy --config FILE`: the OpenLineage proxy, until SIGINT or SIGTERM. */
 export async function proxyCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
-    args,
+    args: strictFlagArgs(args),
     options: {
       config: { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
-      strict: { type: 'boolean' },
+      strict: { type: 'string' },
       'spec-dir': { type: 'string' },
       'max-body-bytes': { type: 'string' },
       'max-batch-events': { type: 'string' },

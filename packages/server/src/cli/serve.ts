@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { resolveConfig } from '../config.js';
+import { resolveConfig, strictFlagArgs } from '../config.js';
 import { createServer } from '../server.js';
 import { KAFKA_FLAG_OPTIONS } from '../streams/kafka-config.js';
 import { securityFlags } from '../security/config.js';
@@ -8,13 +8,13 @@ import { isLoopback } from '../security/plugin.js';
 /** `headwater serve`: runs the server until SIGINT or SIGTERM, then shuts down cleanly. */
 export async function serveCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
-    args,
+    args: strictFlagArgs(args),
     options: {
       port: { type: 'string' },
       host: { type: 'string' },
       'data-dir': { type: 'string' },
       'database-url': { type: 'string' },
-      strict: { type: 'boolean' },
+      strict: { type: 'string' },
       'spec-dir': { type: 'string' },
       'max-body-bytes': { type: 'string' },
       'max-batch-events': { type: 'string' },
@@ -39,7 +39,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const port = typeof bound === 'object' && bound !== null ? bound.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   process.stdout.write(
-    `headwater listening on http://${host}:${port} (${store}${config.strict ? ', strict' : ''}${kafka})\n`,
+    `headwater listening on http://${host}:${port} (${store}${config.strict === false ? '' : `, strict (${config.strict})`}${kafka})\n`,
   );
   if (config.security.insecure && !isLoopback(config.host)) {
     process.stderr.write(

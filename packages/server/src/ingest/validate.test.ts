@@ -1,4 +1,5 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -10,9 +11,9 @@ import type { EventKind, ValidationIssue, ValidationResult, Validator } from './
 import { createValidator, eventKindOf } from './validate.js';
 
 // The conformance data lives beside the repository and is read in place, never copied. On a plain clone it is
-// absent and the tests that need it (real events, the published schemas strict mode reads) skip.
+// absent and the tests that need it (real events, upstream's facet examples) skip; strict mode itself needs
+// nothing beside the repository (the schemas are bundled with @headwater/openlineage).
 const corpus = hasConformance();
-const specDir = path.join(conformanceDir, 'spec-published');
 
 type Status = 'valid' | 'facet-invalid' | 'invalid' | 'partial' | 'template';
 interface ManifestEntry {
@@ -48,8 +49,14 @@ function eventsOf(entry: ManifestEntry): unknown[] {
 
 const lenient = createValidator({ strict: false });
 let strictValidator: Validator | undefined;
-/** The strict validator over the published schemas (created on first use: only tests that need it call it). */
-const strict = (): Validator => (strictValidator ??= createValidator({ strict: true, specDir }));
+let structureValidator: Validator | undefined;
+/**
+ * The strict validator with formats asserted, as the manifest's statuses were computed (created on first use:
+ * only tests that need it call it).
+ */
+const strict = (): Validator => (strictValidator ??= createValidator({ strict: 'formats' }));
+/** The strict validator at its default level: structure, no formats. */
+const structure = (): Validator => (structureValidator ??= createValidator({ strict: 'structure' }));
 
 const pathsOf = (result: ValidationResult): string[] => (result.ok ? [] : result.issues.map((i) => i.path));
 const issuesOf = (result: ValidationResult): readonly ValidationIssue[] => (result.ok ? [] : result.issues);
@@ -323,7 +330,7 @@ describe.skipIf(!corpus)('strict mode: standard facets', () => {
   });
 });
 
-describe.skipIf(!corpus)('strict mode: core and reporting', () => {
+describe('strict mode: core and reporting', () => {
   it('reports lenient issues first, then schema issues, each path once', () => {
     const event = runEvent();
     event.eventTime = '2024-05-01';
@@ -383,14 +390,86 @@ describe.skipIf(!corpus)('strict mode: core and reporting', () => {
     expect(strict().validate(event)).toEqual({ ok: true, kind: 'job' });
   });
 
-  it('needs specDir, and says which folder is wrong', () => {
-    expect(() => createValidator({ strict: true })).toThrow(/strict validation needs specDir/);
-    const missing = path.join(conformanceDir, 'no-such-dir');
-    expect(() => createValidator({ strict: true, specDir: missing })).toThrow(missing);
-    // A folder of JSON files that are not schemas has no core to compile.
-    expect(() =>
-      createValidator({ strict: true, specDir: path.join(conformanceDir, 'openlineage-events') }),
-    ).toThrow(/core 2-0-2/);
+  it('structure level: types, required fields and enums, but no formats', () => {
+    const event = runEvent();
+    event.run.runId = 'run_id';
+    event.producer = 'spark';
+    event.inputs[0].facets.dataSource = facet({ name: 'file', uri: 'file' });
+    event.run.facets.nominalTime = facet({ nominalStartTime: 'yesterday' });
+    expect(structure().validate(event)).toEqual({ ok: true, kind: 'run' });
+    expect(pathsOf(strict().validate(event))).toEqual([
+      '$.producer',
+      '$.run.runId',
+      '$.run.facets.nominalTime.nominalStartTime',
+      '$.inputs[0].facets.dataSource.uri',
+    ]);
+    event.eventType = 'DONE';
+    event.run.facets.nominalTime = facet({ nominalStartTime: 20240501 });
+    event.outputs[0].facets.schema = facet({ fields: [{ type: 'long' }] });
+    expect(structure().validate(event)).toEqual({
+      ok: false,
+      kind: 'run',
+      issues: [
+        {
+          path: '$.eventType',
+          message: 'must be one of START, RUNNING, COMPLETE, ABORT, FAIL, OTHER, got "DONE"',
+        },
+        {
+          path: '$.run.facets.nominalTime.nominalStartTime',
+          message: 'must be of type string, got 20240501 (per NominalTimeRunFacet 1-0-1)',
+        },
+        {
+          path: '$.outputs[0].facets.schema.fields[0].name',
+          message: 'is required (per SchemaDatasetFacet 1-2-0)',
+        },
+      ],
+    });
+  });
+
+  it('needs no specDir; one given adds schemas (the newest facet version applies), and one that is wrong is named', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'headwater-spec-'));
+    try {
+      const parentSchema = (version: string, extra: Record<string, unknown>) => ({
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        $id: `https://openlineage.io/spec/facets/${version}/ParentRunFacet.json`,
+        $defs: {
+          ParentRunFacet: {
+            allOf: [
+              { $ref: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet' },
+              { type: 'object', required: ['run', 'job', 'owner'], ...extra },
+            ],
+          },
+        },
+        type: 'object',
+        properties: { parent: { $ref: '#/$defs/ParentRunFacet' } },
+      });
+      mkdirSync(path.join(dir, 'facets', '9-0-0'), { recursive: true });
+      writeFileSync(
+        path.join(dir, 'facets', '9-0-0', 'ParentRunFacet.json'),
+        JSON.stringify(parentSchema('9-0-0', {})),
+      );
+      const event = runEvent();
+      event.run.facets.parent = facet({
+        run: { runId: '0190f3c2-7b1e-7cc0-9a55-5b3f4a0d1e12' },
+        job: { namespace: 'ns', name: 'parent' },
+      });
+      expect(createValidator({ strict: 'structure' }).validate(event)).toEqual({ ok: true, kind: 'run' });
+      expect(createValidator({ strict: 'structure', specDir: dir }).validate(event)).toEqual({
+        ok: false,
+        kind: 'run',
+        issues: [{ path: '$.run.facets.parent.owner', message: 'is required (per ParentRunFacet 9-0-0)' }],
+      });
+
+      const missing = path.join(dir, 'no-such-dir');
+      expect(() => createValidator({ strict: 'structure', specDir: missing })).toThrow(missing);
+      writeFileSync(
+        path.join(dir, 'facets', '9-0-0', 'ParentRunFacet.json'),
+        JSON.stringify(parentSchema('9-0-0', { $ref: 'https://example.com/missing.json' })),
+      );
+      expect(() => createValidator({ strict: 'formats', specDir: dir })).toThrow(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

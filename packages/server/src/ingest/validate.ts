@@ -3,13 +3,18 @@
  *
  * Lenient mode checks only what the server cannot work without, so that real producer output that Marquez
  * accepts is accepted here too. Strict mode additionally rejects what the official JSON Schemas reject: the
- * core schema of the event's kind, then every standard facet against its own schema.
+ * core schema of the event's kind, then every standard facet against its own schema. The schemas and the rules
+ * that apply them are the client package's (`@headwater/openlineage/validation`), bundled with it; this module
+ * adds the lenient stage in front and says what is wrong in the server's words, with JSON paths.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import ajvFormats from 'ajv-formats';
+import {
+  createValidator as createSchemaValidator,
+  type EventValidator as SchemaValidator,
+  type SchemaDocument,
+  type ValidationIssue as SchemaIssue,
+} from '@headwater/openlineage/validation';
 import { appendPath, formatPath, resolvePointer, ROOT_PATH } from './json-path.js';
 
 /** The three OpenLineage event kinds: RunEvent, DatasetEvent and JobEvent. */
@@ -34,43 +39,35 @@ export interface Validator {
   validate(event: unknown): ValidationResult;
 }
 
+/**
+ * What strict mode asserts beyond the lenient checks.
+ * - `structure`: the official OpenLineage 2-0-2 core schema and the standard facet schemas, for structure,
+ *   required fields, types, enums and constants, but not `format`, so the `dataSource.uri: "file"` real Spark
+ *   listeners send passes.
+ * - `formats`: the same, and the `date-time`, `uuid` and `uri` formats too (what the spec's own tests assert).
+ */
+export type StrictLevel = 'structure' | 'formats';
+
+/** The strict levels, in order of what they reject. */
+export const STRICT_LEVELS: readonly StrictLevel[] = ['structure', 'formats'];
+
 /** Options of {@link createValidator}. */
 export interface ValidatorOptions {
   /**
    * `false` (the server's default, like Marquez): require only what the server needs to store the event.
-   * `true`: also reject whatever the official OpenLineage 2-0-2 schemas and standard facet schemas reject,
-   * with the formats `date-time`, `uuid` and `uri` asserted.
+   * A {@link StrictLevel}: also reject what the official schemas (bundled with `@headwater/openlineage`) reject.
    */
-  readonly strict: boolean;
+  readonly strict: false | StrictLevel;
   /**
-   * Folder of the published OpenLineage schemas, laid out like `https://openlineage.io/spec/`: the schema whose
-   * `$id` is `https://openlineage.io/spec/<rel>` lives at `<specDir>/<rel>` (e.g. `2-0-2/OpenLineage.json`,
-   * `facets/1-2-0/ParentRunFacet.json`). Required when `strict` is true; ignored otherwise.
+   * A folder of more OpenLineage schemas for strict mode, e.g. newer facet versions, registered by `$id` beside
+   * the bundled ones (a schema with the `$id` of a bundled one replaces it; the newest version of each facet
+   * schema validates its facets). Laid out like `https://openlineage.io/spec/`, e.g.
+   * `<specDir>/facets/1-3-0/ParentRunFacet.json`. Optional; ignored when `strict` is false.
    */
-  readonly specDir?: string;
+  readonly specDir?: string | undefined;
 }
 
 const EVENT_TYPES: ReadonlySet<string> = new Set(['START', 'RUNNING', 'COMPLETE', 'ABORT', 'FAIL', 'OTHER']);
-
-/** `$id` of the core schema strict mode validates against. */
-const CORE_SCHEMA_ID = 'https://openlineage.io/spec/2-0-2/OpenLineage.json';
-
-const CORE_DEFS: Readonly<Record<EventKind, string>> = {
-  run: 'RunEvent',
-  dataset: 'DatasetEvent',
-  job: 'JobEvent',
-};
-
-/** The base facet a standard facet extends decides which facet container it belongs in. */
-type FacetBase = 'RunFacet' | 'JobFacet' | 'DatasetFacet' | 'InputDatasetFacet' | 'OutputDatasetFacet';
-
-const FACET_BASE_REF =
-  /#\/(?:\$defs|definitions)\/(RunFacet|JobFacet|DatasetFacet|InputDatasetFacet|OutputDatasetFacet)$/;
-const LOCAL_DEF_REF = /^#\/(?:\$defs|definitions)\/([^/]+)$/;
-const FACET_SCHEMA_ID = /^https:\/\/openlineage\.io\/spec\/facets\/(\d+)-(\d+)-(\d+)\/([^/]+)\.json$/;
-
-/** The facet bases that define `_deleted: true` as "delete this facet" (JobFacet and DatasetFacet). */
-const DELETABLE: ReadonlySet<FacetBase> = new Set(['JobFacet', 'DatasetFacet']);
 
 type JsonObject = Record<string, unknown>;
 
@@ -95,22 +92,16 @@ export function eventKindOf(event: unknown): EventKind | undefined {
 
 /**
  * Creates a validator. Everything (schema loading and compilation) happens here, once; `validate` only runs
- * compiled code. Throws when `strict` is true and `specDir` is missing or does not hold the schemas.
+ * compiled code. Throws when `specDir` is given for strict mode and cannot be read or its schemas do not compile.
  *
  * @example
- * const validator = createValidator({ strict: true, specDir: '/srv/headwater/spec' });
+ * const validator = createValidator({ strict: 'structure' });
  * const result = validator.validate(JSON.parse(body));
  * if (!result.ok) for (const issue of result.issues) console.log(`${issue.path} ${issue.message}`);
  */
 export function createValidator(options: ValidatorOptions): Validator {
-  if (!options.strict) return { validate: validateLenient };
-  if (options.specDir === undefined || options.specDir === '') {
-    throw new Error(
-      'createValidator: strict validation needs specDir, the folder of the published OpenLineage schemas ' +
-        '(laid out like https://openlineage.io/spec/, e.g. <specDir>/2-0-2/OpenLineage.json); pass it or use strict: false',
-    );
-  }
-  return createStrictValidator(options.specDir);
+  if (options.strict === false) return { validate: validateLenient };
+  return createStrictValidator(options.strict, options.specDir === '' ? undefined : options.specDir);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -334,89 +325,33 @@ function describe(value: unknown): string {
 // Strict mode
 // ---------------------------------------------------------------------------------------------------------
 
-interface CompiledSchema {
-  readonly validate: ValidateFunction;
-  /** Names the schema in messages, e.g. `ParentRunFacet 1-2-0`. */
-  readonly label: string;
-}
-
-type FacetTable = Readonly<Record<FacetBase, ReadonlyMap<string, CompiledSchema>>>;
-
-function createStrictValidator(specDir: string): Validator {
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  // ajv-formats is CommonJS: under nodenext the default import is module.exports, whose .default is the plugin.
-  ajvFormats.default(ajv, ['date-time', 'uuid', 'uri']);
-  const schemas = loadSchemas(specDir);
-  for (const { file, schema } of schemas) {
-    try {
-      ajv.addSchema(schema);
-    } catch (cause) {
-      throw new Error(`createValidator: cannot register the OpenLineage schema ${file}; check the file`, {
-        cause,
-      });
-    }
+function createStrictValidator(level: StrictLevel, specDir: string | undefined): Validator {
+  const added = specDir === undefined ? [] : loadSchemas(specDir);
+  let schemas: SchemaValidator;
+  try {
+    schemas = createSchemaValidator({ formats: level === 'formats', schemas: added });
+  } catch (cause) {
+    throw new Error(
+      `createValidator: the OpenLineage schemas in specDir ${String(specDir)} do not compile with the bundled ` +
+        'ones; check the files (a facet schema must refer to the core schema by its $id)',
+      { cause },
+    );
   }
-  const compile = (ref: string | readonly string[], label: string): CompiledSchema => {
-    const schema = typeof ref === 'string' ? { $ref: ref } : { anyOf: ref.map(($ref) => ({ $ref })) };
-    try {
-      return { validate: ajv.compile(schema), label };
-    } catch (cause) {
-      throw new Error(
-        `createValidator: cannot compile ${String(ref)} from ${specDir}; ` +
-          'specDir must hold the published OpenLineage schemas, core 2-0-2 included',
-        { cause },
-      );
-    }
-  };
-  // Validating against the kind's own definition, not the root oneOf, whose errors cannot say what is wrong.
-  const compileCore = (kind: EventKind): CompiledSchema =>
-    compile(`${CORE_SCHEMA_ID}#/$defs/${CORE_DEFS[kind]}`, `OpenLineage 2-0-2 ${CORE_DEFS[kind]}`);
-  const core: Readonly<Record<EventKind, CompiledSchema>> = {
-    run: compileCore('run'),
-    dataset: compileCore('dataset'),
-    job: compileCore('job'),
-  };
-  const facets = compileFacetTable(schemas, compile);
-
   return {
     validate(event: unknown): ValidationResult {
       const issues: ValidationIssue[] = [];
       const kind = checkEnvelope(event, issues);
       // Without an object of a known kind there is no schema to pick; the lenient issue says why.
       if (kind === undefined || !isObject(event)) return { ok: false, kind, issues };
-
-      const schemaIssues: ValidationIssue[] = [];
-      const coreSchema = core[kind];
-      if (!coreSchema.validate(event)) {
-        collectErrors(coreSchema.validate.errors, event, ROOT_PATH, coreSchema.label, schemaIssues);
-      }
-      forEachFacetContainer(event, kind, (container, base, containerPath) => {
-        const table = facets[base];
-        for (const key of Object.keys(container)) {
-          const facetSchema = table.get(key);
-          if (facetSchema === undefined) continue; // a custom facet: any content is fine
-          const facet = container[key];
-          // The spec's deletion marker carries no payload, so the facet's own required fields cannot apply.
-          if (DELETABLE.has(base) && isObject(facet) && facet._deleted === true) continue;
-          if (!facetSchema.validate(facet)) {
-            const facetPath = appendPath(containerPath, key);
-            collectErrors(facetSchema.validate.errors, facet, facetPath, facetSchema.label, schemaIssues);
-          }
-        }
-      });
-      if (issues.length === 0 && schemaIssues.length === 0) return OK[kind];
-      return { ok: false, kind, issues: mergeIssues(issues, schemaIssues) };
+      const result = schemas.validate(event);
+      if (issues.length === 0 && result.valid) return OK[kind];
+      return { ok: false, kind, issues: mergeIssues(issues, describeIssues(result.errors, event)) };
     },
   };
 }
 
-interface LoadedSchema {
-  readonly file: string;
-  readonly id: string;
-  readonly schema: JsonObject;
-}
-
-function loadSchemas(specDir: string): LoadedSchema[] {
+/** The schema documents (JSON files with an `$id`) in a folder and its subfolders. */
+function loadSchemas(specDir: string): SchemaDocument[] {
   let names: string[];
   try {
     names = readdirSync(specDir, { recursive: true, encoding: 'utf8' });
@@ -426,7 +361,7 @@ function loadSchemas(specDir: string): LoadedSchema[] {
       { cause },
     );
   }
-  const schemas: LoadedSchema[] = [];
+  const schemas: SchemaDocument[] = [];
   for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
     const file = path.join(specDir, name);
     let schema: unknown;
@@ -436,164 +371,29 @@ function loadSchemas(specDir: string): LoadedSchema[] {
       throw new Error(`createValidator: cannot read the JSON Schema ${file}; check the file`, { cause });
     }
     // A file without $id cannot be the target of a $ref, so it plays no part in validation.
-    if (isObject(schema) && typeof schema.$id === 'string') schemas.push({ file, id: schema.$id, schema });
+    if (isObject(schema) && typeof schema.$id === 'string') schemas.push(schema as SchemaDocument);
   }
   return schemas;
 }
 
-/**
- * Maps each facet key to its standard facet schema, per container. The facet set is the newest published
- * version of each facet schema file; a facet file declares its key as its single top-level property, and
- * the base its definition extends (allOf[0]) tells the container. One key can name different schemas in
- * different containers (dataQualityMetrics, ownership, tags, subset, lineage...).
- */
-function compileFacetTable(
-  schemas: readonly LoadedSchema[],
-  compile: (ref: string | readonly string[], label: string) => CompiledSchema,
-): FacetTable {
-  const newest = new Map<string, { version: readonly number[]; versionText: string; loaded: LoadedSchema }>();
-  for (const loaded of schemas) {
-    const match = FACET_SCHEMA_ID.exec(loaded.id);
-    if (match === null) continue;
-    const [, major, minor, patch, name] = match;
-    const version = [Number(major), Number(minor), Number(patch)];
-    const known = newest.get(name ?? '');
-    if (known === undefined || compareVersions(version, known.version) > 0) {
-      newest.set(name ?? '', { version, versionText: `${major}-${minor}-${patch}`, loaded });
-    }
-  }
-
-  const refs: Record<FacetBase, Map<string, { refs: string[]; labels: string[] }>> = {
-    RunFacet: new Map(),
-    JobFacet: new Map(),
-    DatasetFacet: new Map(),
-    InputDatasetFacet: new Map(),
-    OutputDatasetFacet: new Map(),
-  };
-  for (const { versionText, loaded } of newest.values()) {
-    const properties = loaded.schema.properties;
-    if (!isObject(properties)) continue;
-    const keys = Object.keys(properties);
-    const key = keys[0];
-    if (keys.length !== 1 || key === undefined) continue;
-    for (const { def, base } of facetDefinitions(loaded.schema, properties[key], new Set())) {
-      const entry = refs[base].get(key) ?? { refs: [], labels: [] };
-      entry.refs.push(`${loaded.id}#/$defs/${def}`);
-      entry.labels.push(`${def} ${versionText}`);
-      refs[base].set(key, entry);
-    }
-  }
-
-  const table = {} as Record<FacetBase, ReadonlyMap<string, CompiledSchema>>;
-  for (const base of Object.keys(refs) as FacetBase[]) {
-    const compiled = new Map<string, CompiledSchema>();
-    for (const [key, entry] of refs[base]) {
-      const [only] = entry.refs;
-      compiled.set(
-        key,
-        compile(entry.refs.length === 1 && only !== undefined ? only : entry.refs, entry.labels.join(' or ')),
-      );
-    }
-    table[base] = compiled;
-  }
-  return table;
-}
-
-/** The local definitions a facet property resolves to, through `$ref` and `anyOf`/`oneOf` wrappers. */
-function facetDefinitions(
-  schema: JsonObject,
-  node: unknown,
-  seen: Set<string>,
-): { def: string; base: FacetBase }[] {
-  if (!isObject(node)) return [];
-  const found: { def: string; base: FacetBase }[] = [];
-  const ref = typeof node.$ref === 'string' ? LOCAL_DEF_REF.exec(node.$ref) : null;
-  const name = ref?.[1];
-  if (name !== undefined && !seen.has(name)) {
-    seen.add(name);
-    const defs = isObject(schema.$defs)
-      ? schema.$defs
-      : isObject(schema.definitions)
-        ? schema.definitions
-        : {};
-    const def = defs[name];
-    const base = baseOf(def);
-    if (base !== undefined) found.push({ def: name, base });
-    else found.push(...facetDefinitions(schema, def, seen));
-  }
-  for (const wrapper of [node.anyOf, node.oneOf]) {
-    if (Array.isArray(wrapper))
-      for (const branch of wrapper) found.push(...facetDefinitions(schema, branch, seen));
-  }
-  return found;
-}
-
-function baseOf(def: unknown): FacetBase | undefined {
-  if (!isObject(def) || !Array.isArray(def.allOf)) return undefined;
-  const first: unknown = def.allOf[0];
-  if (!isObject(first) || typeof first.$ref !== 'string') return undefined;
-  return FACET_BASE_REF.exec(first.$ref)?.[1] as FacetBase | undefined;
-}
-
-function compareVersions(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < a.length; i++) {
-    const difference = (a[i] ?? 0) - (b[i] ?? 0);
-    if (difference !== 0) return difference;
-  }
-  return 0;
-}
-
-type FacetVisitor = (container: JsonObject, base: FacetBase, path: string) => void;
-
-/** Calls `visit` for each facet container of the event that is an object (the lenient stage reports others). */
-function forEachFacetContainer(event: JsonObject, kind: EventKind, visit: FacetVisitor): void {
-  const visitIfObject = (value: unknown, base: FacetBase, path: string): void => {
-    if (isObject(value)) visit(value, base, path);
-  };
-  if (kind === 'dataset') {
-    if (isObject(event.dataset)) visitIfObject(event.dataset.facets, 'DatasetFacet', '$.dataset.facets');
-    return;
-  }
-  if (kind === 'run' && isObject(event.run)) visitIfObject(event.run.facets, 'RunFacet', '$.run.facets');
-  if (isObject(event.job)) visitIfObject(event.job.facets, 'JobFacet', '$.job.facets');
-  for (const [list, listPath, roleFacets, roleBase] of [
-    [event.inputs, '$.inputs', 'inputFacets', 'InputDatasetFacet'],
-    [event.outputs, '$.outputs', 'outputFacets', 'OutputDatasetFacet'],
-  ] as const) {
-    if (!Array.isArray(list)) continue;
-    list.forEach((dataset: unknown, index) => {
-      if (!isObject(dataset)) return;
-      const path = `${listPath}[${index}]`;
-      visitIfObject(dataset.facets, 'DatasetFacet', `${path}.facets`);
-      visitIfObject(dataset[roleFacets], roleBase, `${path}.${roleFacets}`);
-    });
-  }
-}
-
-/** Turns AJV errors into issues whose paths start at `basePath` (the path of `data` in the event). */
-function collectErrors(
-  errors: readonly ErrorObject[] | null | undefined,
-  data: unknown,
-  basePath: string,
-  label: string,
-  out: ValidationIssue[],
-): void {
-  if (!errors) return;
+/** The schema issues in the server's words: JSON paths from `$`, the offending value, the schema's name. */
+function describeIssues(errors: readonly SchemaIssue[], event: JsonObject): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
   for (const error of errors) {
     // anyOf/oneOf only summarise the failures of their branches, which are reported with better paths.
     if (
       (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') &&
-      errors.some((other) => other !== error && isAtOrBelow(other.instancePath, error.instancePath))
+      errors.some((other) => other !== error && isAtOrBelow(other.path, error.path))
     ) {
       continue;
     }
-    const { steps, value } = resolvePointer(data, error.instancePath);
-    const params = error.params as Record<string, unknown>;
-    let issuePath = formatPath(steps, basePath);
+    // A `required` issue's path already names the missing member (the client appends it).
+    const { steps, value } = resolvePointer(event, error.path);
+    const { params } = error;
+    let issuePath = formatPath(steps);
     let message: string;
     switch (error.keyword) {
       case 'required':
-        issuePath = appendPath(issuePath, String(params.missingProperty));
         message = 'is required';
         break;
       case 'additionalProperties':
@@ -613,10 +413,22 @@ function collectErrors(
         message = `must be ${describe(params.allowedValue)}, got ${describe(value)}`;
         break;
       default:
-        message = error.message ?? `fails the ${error.keyword} rule`;
+        message = error.message;
     }
-    out.push({ path: issuePath, message: `${message} (per ${label})` });
+    out.push({ path: issuePath, message: `${message} (per ${schemaLabel(error.schemaURL)})` });
   }
+  return out;
+}
+
+const CORE_SCHEMA_URL = /\/spec\/(\d+-\d+-\d+)\/OpenLineage\.json#\/\$defs\/([^/]+)$/;
+const FACET_SCHEMA_URL = /\/spec\/facets\/(\d+-\d+-\d+)\/[^/]+\.json#\/\$defs\/([^/]+)$/;
+
+/** Names a schema in messages: `OpenLineage 2-0-2 RunEvent`, `ParentRunFacet 1-2-0`, else its URL. */
+function schemaLabel(schemaURL: string): string {
+  const core = CORE_SCHEMA_URL.exec(schemaURL);
+  if (core !== null) return `OpenLineage ${core[1]} ${core[2]}`;
+  const facet = FACET_SCHEMA_URL.exec(schemaURL);
+  return facet === null ? schemaURL : `${facet[2]} ${facet[1]}`;
 }
 
 function isAtOrBelow(pointer: string, ancestor: string): boolean {

@@ -154,9 +154,7 @@ export function createProxy(config: ServerConfig, forward: ForwardConfig): Headw
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
   });
   const forwarder = createForwarder(forward, { log: app.log, metricPrefix: 'headwater_proxy' });
-  const validator = createValidator(
-    config.strict && config.specDir ? { strict: true, specDir: config.specDir } : { strict: false },
-  );
+  const validator = createValidator({ strict: config.strict, specDir: config.specDir });
   const frontDoor = new SpoolFrontDoor(new EventChecker(validator), forwarder);
   registerHttpCore(app, { config });
   registerIngestRoutes(app, { frontDoor, config });
