@@ -836,7 +836,8 @@ describe.skipIf(!hasConformance()).each(backends())('read API on the $name store
         await ok(path);
         // The security layer's key lookups (src/security/keys.ts) and the replication's once-a-second polls of
         // the commit feed and the lease (src/replica), which may fall inside the request, are not part of it.
-        return spy.mock.calls.filter(([sql]) => !/api_keys|commit_feed|writer_lease/.test(String(sql))).length;
+        return spy.mock.calls.filter(([sql]) => !/api_keys|commit_feed|writer_lease/.test(String(sql)))
+          .length;
       } finally {
         spy.mockRestore();
       }
