@@ -380,6 +380,7 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
         state: 'FAILED',
         startedAt: '2024-05-06T02:00:00.000Z',
         endedAt: '2024-05-06T02:03:00.000Z',
+        contradictoryStates: [],
       });
       expect(run!.message).toBe(
         `transform: run ${runId(1, 206)} FAILED at 2024-05-06T02:03:00.000Z: division by zero`,
