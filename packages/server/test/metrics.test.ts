@@ -8,8 +8,10 @@ function parseExposition(text: string): Map<string, number> {
   const types = new Map<string, string>();
   const name = '[a-zA-Z_:][a-zA-Z0-9_:]*';
   const label = `[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\[\\\\"n])*"`;
+  // Values as Prometheus parses them (Go's ParseFloat): NaN in any case, which prom-client writes as `Nan` (the
+  // event-loop lag before its first sample).
   const sample = new RegExp(
-    `^(${name})(\\{(?:${label})(?:,${label})*,?\\})? (-?[0-9.eE+-]+|NaN|[+-]Inf)( -?\\d+)?$`,
+    `^(${name})(\\{(?:${label})(?:,${label})*,?\\})? (-?[0-9.eE+-]+|[Nn][Aa][Nn]|[+-]Inf)( -?\\d+)?$`,
   );
   for (const line of text.split('\n')) {
     if (line === '') continue;
