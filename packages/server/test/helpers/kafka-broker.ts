@@ -61,9 +61,15 @@ export interface KafkaBroker {
   stop(): Promise<void>;
 }
 
-/** A KRaft cluster id: 16 random bytes, URL-safe base64 without padding (what StorageTool random-uuid prints). */
+/**
+ * A KRaft cluster id: 16 random bytes, URL-safe base64 without padding (what StorageTool random-uuid prints),
+ * never starting with '-', which the tool's argument parser would take for an option (1 start in 64 failed).
+ */
 function clusterId(): string {
-  return randomBytes(16).toString('base64url');
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }
 
 function java(args: readonly string[], dir: string): ChildProcess {
