@@ -16,6 +16,8 @@ export interface ServerConfig {
   readonly dataDir: string;
   /** A PostgreSQL connection URL; when unset the embedded store in `dataDir` is used. */
   readonly databaseUrl: string | undefined;
+  /** The embedded store's engine (see chooseEmbeddedEngine in store/db.ts). @default 'auto' */
+  readonly embeddedEngine: 'auto' | 'postgres' | 'pglite';
   /**
    * Reject what the official OpenLineage schemas (bundled) reject, instead of Marquez-like leniency:
    * `'structure'` (structure, required fields, types, enums) or `'formats'` (also date-time, uuid, uri).
@@ -81,6 +83,14 @@ export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proce
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new HeadwaterError('INVALID_CONFIG', '--database-url must be a postgres:// or postgresql:// URL.');
   }
+  const engine = pick('embedded-engine', 'HEADWATER_EMBEDDED_ENGINE');
+  const embeddedEngine = engine.value ?? 'auto';
+  if (embeddedEngine !== 'auto' && embeddedEngine !== 'postgres' && embeddedEngine !== 'pglite') {
+    throw new HeadwaterError(
+      'INVALID_CONFIG',
+      `${engine.source} must be auto, postgres or pglite; got ${JSON.stringify(embeddedEngine)}.`,
+    );
+  }
   const advertiseUrl = pick('advertise-url', 'HEADWATER_ADVERTISE_URL').value;
   if (advertiseUrl !== undefined && !/^https?:\/\/[^/]+/.test(advertiseUrl)) {
     throw new HeadwaterError(
@@ -94,6 +104,7 @@ export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proce
     host: pick('host', 'HEADWATER_HOST').value ?? '127.0.0.1',
     dataDir: path.resolve(pick('data-dir', 'HEADWATER_DATA_DIR').value ?? '.headwater'),
     databaseUrl,
+    embeddedEngine,
     strict,
     maxBodyBytes: integer('max-body-bytes', 'HEADWATER_MAX_BODY_BYTES', 10 * 1024 * 1024, 1024, 1024 ** 3),
     maxBatchEvents: integer('max-batch-events', 'HEADWATER_MAX_BATCH_EVENTS', 10_000, 1, 1_000_000),

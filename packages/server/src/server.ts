@@ -7,7 +7,8 @@ import { LineageGraph } from './graph/lineage-graph.js';
 import { IngestFrontDoor } from './ingest/front-door.js';
 import { IngestPipeline } from './ingest/pipeline.js';
 import { createValidator } from './ingest/validate.js';
-import { openEmbeddedDb, openPostgresDb, type Db } from './store/db.js';
+import { openEmbeddedDb, openPostgresDb, type Db, type EmbeddedDb } from './store/db.js';
+import type { EmbeddedPostgresLog } from './store/embedded-postgres.js';
 import { StoreHealth } from './store/availability.js';
 import { StatisticsKeeper } from './store/statistics.js';
 import { migrate } from './store/migrate.js';
@@ -46,6 +47,8 @@ export interface HeadwaterServer {
   readonly forwarder: Forwarder | undefined;
   /** The Prometheus registry served at /metrics: other parts register their series here. */
   readonly metrics: Metrics;
+  /** What the store runs on, for the start line: "PostgreSQL 18", "PGlite" or "PostgreSQL". */
+  readonly storeEngine: string;
   /** The base URL once listening. */
   url: string | undefined;
   /** Starts accepting connections on config.host:config.port. */
@@ -117,11 +120,39 @@ function observeKafka(metrics: Metrics, kafka: KafkaIngest): void {
   });
 }
 
+/**
+ * A log for what happens before (and beneath) the app's logger: the embedded store's PostgreSQL, which starts
+ * first and outlives it. Lines go to stderr at the configured level.
+ */
+function earlyLog(level: ServerConfig['logLevel']): EmbeddedPostgresLog {
+  const order = ['debug', 'info', 'warn', 'error', 'silent'];
+  const at = (wanted: string) => order.indexOf(level) <= order.indexOf(wanted);
+  return {
+    warn: (message) => {
+      if (at('warn')) process.stderr.write(`headwater: ${message}\n`);
+    },
+    info: (message) => {
+      if (at('info')) process.stderr.write(`headwater: ${message}\n`);
+    },
+  };
+}
+
+function engineName(db: Db): string {
+  const { engine, engineVersion } = db as Partial<EmbeddedDb>;
+  if (engine === 'pglite') return 'PGlite';
+  return engineVersion === undefined ? 'PostgreSQL' : `PostgreSQL ${engineVersion}`;
+}
+
 /** Opens the store, runs migrations, loads the graph and builds the app. */
 export async function createServer(config: ServerConfig): Promise<HeadwaterServer> {
   const metrics = new Metrics();
   const db = instrumentDb(
-    config.databaseUrl ? await openPostgresDb(config.databaseUrl) : await openEmbeddedDb(config.dataDir),
+    config.databaseUrl
+      ? await openPostgresDb(config.databaseUrl)
+      : await openEmbeddedDb(config.dataDir, {
+          engine: config.embeddedEngine,
+          log: earlyLog(config.logLevel),
+        }),
     metrics,
   );
   try {
@@ -252,6 +283,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       kafka,
       forwarder,
       metrics,
+      storeEngine: engineName(db),
       url: undefined,
       async listen() {
         const address = await app.listen({ port: config.port, host: config.host });

@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openEmbeddedDb } from '../src/store/db.js';
+import { chooseEmbeddedEngine, openEmbeddedDb } from '../src/store/db.js';
+import { processRuns } from '../src/store/embedded-postgres.js';
 import { spawnServer, type ChildServer } from './helpers/child-server.js';
 import {
   privatePostgresUnavailable,
@@ -198,76 +199,193 @@ describe.skipIf(unavailable !== undefined)('a server whose PostgreSQL goes away'
   });
 });
 
-describe.skipIf(unavailable !== undefined)('the embedded store on a full disk', () => {
-  let mount: string;
+describe.skipIf(unavailable !== undefined).each(['postgres', 'pglite'] as const)(
+  'the embedded store (%s) on a full disk',
+  (engine) => {
+    let mount: string;
+    let server: ChildServer | undefined;
+    let output = '';
+
+    beforeAll(async () => {
+      mount = await mkdtemp(path.join(os.tmpdir(), 'headwater-full-'));
+      await run('mount', ['-t', 'tmpfs', '-o', 'size=160m', 'tmpfs', mount]);
+    });
+    afterAll(async () => {
+      if (server) {
+        server.process.kill('SIGKILL');
+        await server.exited;
+      }
+      await run('umount', [mount]).catch(() => undefined);
+      await rm(mount, { recursive: true, force: true });
+    });
+
+    it('answers a clear 503, logs it, and resumes by itself once space is freed, nothing acknowledged lost', async () => {
+      const dataDir = path.join(mount, 'store');
+      await mkdir(dataDir);
+      // The template is made by the default engine, PostgreSQL; PGlite starts from an empty data dir.
+      if (engine === 'postgres') await cp(inject('embeddedTemplateDir'), dataDir, { recursive: true });
+      server = await spawnServer(['--data-dir', dataDir, '--log-level', 'warn', '--embedded-engine', engine]);
+      server.process.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      server.process.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const generator = load(server.url, 2);
+      await sleep(1500);
+      const seen: number[] = [];
+      // Leave 20 MiB, under the 32 MiB the store keeps free: enough for a write already in flight to finish (a new
+      // 16 MiB WAL segment included), not enough to be taken for a usable disk.
+      const { stdout } = await run('df', ['--output=avail', '-B1', mount]);
+      const free = Number(stdout.trim().split('\n').pop());
+      const filler = path.join(mount, 'filler');
+      await run('fallocate', ['-l', String(free - 20 * 1024 * 1024), filler]);
+      await until(
+        'a 503 for the full disk',
+        async () => {
+          const answer = await postOne(server!.url).catch(() => 0);
+          seen.push(answer);
+          return answer === 503;
+        },
+        60_000,
+      ).catch((error: Error) => {
+        throw new Error(
+          `${error.message}; answers seen: ${seen.slice(-20).join(', ')}; log: ${output.slice(-2000)}`,
+        );
+      });
+      const ready = await fetch(`${server.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(JSON.stringify(await ready.json())).toMatch(/space/i);
+      await rm(filler);
+      await until('ingest to resume', async () => (await postOne(server!.url)) === 201, 30_000);
+      const result = await generator.stop();
+      expect(result.messages.join('\n')).toMatch(/STORE_UNAVAILABLE.*(space|disk)/i);
+      expect(result.statuses.get(500)).toBeUndefined();
+      expect(output).toMatch(/the store is unavailable \(.*(space|MiB free)/i);
+
+      server.process.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      server = undefined;
+      const db = await openEmbeddedDb(dataDir, { engine });
+      try {
+        const rows = await db.query<{ uuid: string }>(
+          'SELECT uuid::text AS uuid FROM runs WHERE uuid = ANY($1::uuid[])',
+          [[...result.acknowledged]],
+        );
+        expect(result.acknowledged.size).toBeGreaterThan(5);
+        expect(rows.length).toBe(result.acknowledged.size);
+      } finally {
+        await db.close();
+      }
+    }, 180_000);
+  },
+);
+
+describe.skipIf(unavailable !== undefined)("the embedded store's own PostgreSQL", () => {
+  let dataDir: string;
   let server: ChildServer | undefined;
   let output = '';
-
-  beforeAll(async () => {
-    mount = await mkdtemp(path.join(os.tmpdir(), 'headwater-full-'));
-    await run('mount', ['-t', 'tmpfs', '-o', 'size=160m', 'tmpfs', mount]);
-  });
-  afterAll(async () => {
-    if (server) {
-      server.process.kill('SIGKILL');
-      await server.exited;
-    }
-    await run('umount', [mount]).catch(() => undefined);
-    await rm(mount, { recursive: true, force: true });
-  });
-
-  it('answers a clear 503, logs it, and resumes by itself once space is freed, nothing acknowledged lost', async () => {
-    const dataDir = path.join(mount, 'store');
-    await mkdir(dataDir);
-    await cp(inject('embeddedTemplateDir'), dataDir, { recursive: true });
+  const postmasterPid = async () =>
+    Number((await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  const socketUrl = () =>
+    `postgresql://headwater@/postgres?host=${encodeURIComponent(path.join(dataDir, 'postgres'))}`;
+  const start = async () => {
     server = await spawnServer(['--data-dir', dataDir, '--log-level', 'warn']);
     server.process.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     server.process.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const generator = load(server.url, 2);
-    await sleep(1500);
-    const seen: number[] = [];
-    // Leave 20 MiB, under the 32 MiB the store keeps free: enough for a write already in flight to finish (a new
-    // 16 MiB WAL segment included), not enough to be taken for a usable disk.
-    const { stdout } = await run('df', ['--output=avail', '-B1', mount]);
-    const free = Number(stdout.trim().split('\n').pop());
-    const filler = path.join(mount, 'filler');
-    await run('fallocate', ['-l', String(free - 20 * 1024 * 1024), filler]);
-    await until(
-      'a 503 for the full disk',
-      async () => {
-        const answer = await postOne(server!.url).catch(() => 0);
-        seen.push(answer);
-        return answer === 503;
-      },
-      60_000,
-    ).catch((error: Error) => {
-      throw new Error(
-        `${error.message}; answers seen: ${seen.slice(-20).join(', ')}; log: ${output.slice(-2000)}`,
-      );
-    });
-    const ready = await fetch(`${server.url}/readyz`);
-    expect(ready.status).toBe(503);
-    expect(JSON.stringify(await ready.json())).toMatch(/space/i);
-    await rm(filler);
-    await until('ingest to resume', async () => (await postOne(server!.url)) === 201, 30_000);
-    const result = await generator.stop();
-    expect(result.messages.join('\n')).toMatch(/STORE_UNAVAILABLE.*(space|disk)/i);
-    expect(result.statuses.get(500)).toBeUndefined();
-    expect(output).toMatch(/the store is unavailable \(.*(space|MiB free)/i);
+    return server;
+  };
 
-    server.process.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
-    server = undefined;
-    const db = await openEmbeddedDb(dataDir);
-    try {
-      const rows = await db.query<{ uuid: string }>(
-        'SELECT uuid::text AS uuid FROM runs WHERE uuid = ANY($1::uuid[])',
-        [[...result.acknowledged]],
-      );
-      expect(result.acknowledged.size).toBeGreaterThan(5);
-      expect(rows.length).toBe(result.acknowledged.size);
-    } finally {
-      await db.close();
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'headwater-own-pg-'));
+    await cp(inject('embeddedTemplateDir'), dataDir, { recursive: true });
+  });
+  afterAll(async () => {
+    if (server) {
+      server.process.kill('SIGTERM');
+      await server.exited;
     }
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('is the default engine, and restarts when killed under load: 503 meanwhile, nothing acknowledged lost', async () => {
+    const { url } = await start();
+    const ready = (await (await fetch(`${url}/readyz`)).json()) as {
+      store: { kind: string; engine: string };
+    };
+    expect(ready.store).toMatchObject({ kind: 'embedded', engine: expect.stringMatching(/^postgres \d+$/) });
+    const generator = load(url);
+    await sleep(1500);
+    const killed = await postmasterPid();
+    process.kill(killed, 'SIGKILL');
+    await until('a 503 from ingest', async () => (await postOne(url)) === 503, 10_000);
+    await until('ingest to resume', async () => (await postOne(url)) === 201, 60_000);
+    await sleep(500);
+    const result = await generator.stop();
+    expect(result.statuses.get(500)).toBeUndefined();
+    expect(result.retryAfter.length).toBeGreaterThan(0);
+    expect(await postmasterPid()).not.toBe(killed);
+    expect(output).toMatch(/embedded PostgreSQL exited \(SIGKILL\)/);
+    const stored = await storedRunIds(socketUrl(), result.acknowledged);
+    expect(result.acknowledged.size).toBeGreaterThan(20);
+    expect([...result.acknowledged].filter((runId) => !stored.has(runId))).toEqual([]);
   }, 180_000);
+
+  it('shuts down the PostgreSQL a killed server left running, then serves everything it acknowledged', async () => {
+    const { url } = server!;
+    const generator = load(url, 2);
+    await sleep(1000);
+    server!.process.kill('SIGKILL');
+    await server!.exited;
+    server = undefined;
+    const result = await generator.stop();
+    const orphan = await postmasterPid();
+    // Its own process group: the server's death did not take it along.
+    expect(processRuns(orphan)).toBe(true);
+    await start();
+    expect(processRuns(orphan)).toBe(false);
+    expect(await postmasterPid()).not.toBe(orphan);
+    const stored = await storedRunIds(socketUrl(), result.acknowledged);
+    expect(result.acknowledged.size).toBeGreaterThan(5);
+    expect([...result.acknowledged].filter((runId) => !stored.has(runId))).toEqual([]);
+    // A graceful stop stops PostgreSQL with it.
+    const running = await postmasterPid();
+    server!.process.kill('SIGTERM');
+    expect(await server!.exited).toBe(0);
+    server = undefined;
+    expect(processRuns(running)).toBe(false);
+  }, 180_000);
+});
+
+describe('the embedded engine chosen for a data dir', () => {
+  const dirs: string[] = [];
+  const fresh = async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'headwater-engine-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterAll(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  it.skipIf(unavailable !== undefined)(
+    'keeps PGlite for a data dir that PGlite made, PostgreSQL for a new one',
+    async () => {
+      const old = await fresh();
+      const made = await openEmbeddedDb(old, { engine: 'pglite' });
+      await made.close();
+      expect((await chooseEmbeddedEngine(old)).engine).toBe('pglite');
+      expect((await chooseEmbeddedEngine(await fresh())).engine).toBe('postgres');
+    },
+    60_000,
+  );
+
+  it.skipIf(process.getuid?.() !== 0 || unavailable !== undefined)(
+    'falls back to PGlite, saying why, where the user PostgreSQL runs as cannot reach the data dir',
+    async () => {
+      // mkdtemp makes a folder only root may enter; the data dir is inside it.
+      const dataDir = path.join(await fresh(), 'store');
+      const warnings: string[] = [];
+      const log = { warn: (message: string) => warnings.push(message), info: () => undefined };
+      expect((await chooseEmbeddedEngine(dataDir, 'auto', log)).engine).toBe('pglite');
+      expect(warnings.join('\n')).toMatch(/uses PGlite.*cannot enter/);
+      await expect(chooseEmbeddedEngine(dataDir, 'postgres', log)).rejects.toThrow(/cannot enter/);
+    },
+  );
 });

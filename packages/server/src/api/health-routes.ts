@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from './app.js';
+import type { Db, EmbeddedDb } from '../store/db.js';
 
 /** How long a readiness probe waits for the store before calling it unreachable. */
 const READY_PROBE_TIMEOUT_MS = 2_000;
@@ -52,7 +53,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void 
           ...(replication.missed !== undefined ? { reason: replication.missed } : {}),
         },
         store: {
-          kind: deps.db.kind,
+          ...storeKind(deps.db),
           reachable,
           writable: status.available,
           ...(reason !== undefined || status.reason !== undefined ? { reason: reason ?? status.reason } : {}),
@@ -72,4 +73,12 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void 
       return reply.status(status).send(body);
     });
   }
+}
+
+/** What /readyz says of the store: external PostgreSQL, or the embedded store and the engine it runs on. */
+function storeKind(db: Db): { kind: 'embedded' | 'postgres'; engine?: string } {
+  const engine = (db as Partial<EmbeddedDb>).engine;
+  if (engine === undefined) return { kind: db.kind };
+  const version = (db as EmbeddedDb).engineVersion;
+  return { kind: 'embedded', engine: version === undefined ? engine : `${engine} ${version}` };
 }

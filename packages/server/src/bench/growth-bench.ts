@@ -25,6 +25,8 @@ export interface GrowthOptions {
   readonly databaseUrl: string;
   /** Requests per latency measurement. @default 60 */
   readonly queries: number;
+  /** Leave each store in place afterwards (its location is printed), to measure start-up again on it. */
+  readonly keep: boolean;
 }
 
 /** One checkpoint's figures. */
@@ -39,7 +41,7 @@ export interface GrowthPoint {
 
 const progress = (message: string) => process.stderr.write(`bench growth: ${message}\n`);
 
-/** Parses `growth [--stores a,b] [--checkpoints n,n,n] [--queries n]`. */
+/** Parses `growth [--stores a,b] [--checkpoints n,n,n] [--queries n] [--keep]`. */
 export function parseGrowthOptions(argv: readonly string[], env: NodeJS.ProcessEnv): GrowthOptions {
   const value = (flag: string) => {
     const index = argv.indexOf(flag);
@@ -58,6 +60,7 @@ export function parseGrowthOptions(argv: readonly string[], env: NodeJS.ProcessE
     checkpoints,
     databaseUrl: env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
     queries: Number(value('--queries') ?? 60),
+    keep: argv.includes('--keep'),
   };
 }
 
@@ -70,7 +73,8 @@ export async function runGrowth(options: GrowthOptions): Promise<Record<string, 
     try {
       result[name] = await growStore(store, options);
     } finally {
-      await store.cleanup();
+      if (options.keep) progress(`${name}: kept, ${store.description}: serve ${store.serveArgs.join(' ')}`);
+      else await store.cleanup();
     }
   }
   return result;

@@ -29,7 +29,7 @@ async function withStore<T>(values: Record<string, unknown>, fn: (db: Db) => Pro
   });
   const db = config.databaseUrl
     ? await openPostgresDb(config.databaseUrl)
-    : await openEmbeddedDb(config.dataDir);
+    : await openEmbeddedDb(config.dataDir, { engine: config.embeddedEngine });
   try {
     await migrate(db);
     return await fn(db);

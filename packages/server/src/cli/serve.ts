@@ -13,6 +13,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       port: { type: 'string' },
       host: { type: 'string' },
       'data-dir': { type: 'string' },
+      'embedded-engine': { type: 'string' },
       'database-url': { type: 'string' },
       strict: { type: 'string' },
       'spec-dir': { type: 'string' },
@@ -32,7 +33,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   await server.listen();
   const store = config.databaseUrl
     ? `PostgreSQL, ${server.replication.role === 'writer' ? 'the writer' : 'following the writer'}`
-    : `embedded store in ${config.dataDir}`;
+    : `embedded store (${server.storeEngine}) in ${config.dataDir}`;
   const kafka = config.kafka ? `, Kafka ${config.kafka.topics.join(', ')} as ${config.kafka.groupId}` : '';
   // The address actually bound (Fastify's URL names 127.0.0.1 for a server bound to every interface).
   const bound = server.app.server.address();

@@ -1,6 +1,6 @@
 import type { ReadDelta } from '../store/read-delta.js';
 import type { Queryable } from '../store/db.js';
-import type { Ms } from '../store/model-state.js';
+import { MS, type Ms } from '../store/model-state.js';
 
 /** A column: dataset id and field name. */
 export interface FieldRef {
@@ -80,7 +80,8 @@ export class ColumnGraph {
     for (;;) {
       const rows = await db.query<ColumnEdgeRow>(
         `SELECT output_dataset_id, output_field, input_dataset_id, input_field, transformation_type,
-                transformation_subtype, transformation_description, masking, first_seen FROM column_lineage
+                transformation_subtype, transformation_description, masking, ${MS('first_seen')} AS first_seen
+         FROM column_lineage
          ${after ? 'WHERE (output_dataset_id, output_field, input_dataset_id, input_field, transformation_type, transformation_subtype) > ($1, $2, $3, $4, $5, $6)' : ''}
          ORDER BY output_dataset_id, output_field, input_dataset_id, input_field, transformation_type, transformation_subtype
          LIMIT ${LOAD_PAGE_ROWS}`,
@@ -96,7 +97,7 @@ export class ColumnGraph {
           row.transformation_subtype,
           row.transformation_description,
           row.masking,
-          row.first_seen.getTime(),
+          row.first_seen,
         );
       }
       const last = rows.at(-1);
@@ -372,5 +373,5 @@ interface ColumnEdgeRow {
   transformation_subtype: string;
   transformation_description: string | null;
   masking: boolean;
-  first_seen: Date;
+  first_seen: Ms;
 }

@@ -1,6 +1,6 @@
 import type { ReadDelta } from '../store/read-delta.js';
 import type { Queryable } from '../store/db.js';
-import type { Ms } from '../store/model-state.js';
+import { MS, type Ms } from '../store/model-state.js';
 
 /** Which way to walk from the start node. */
 export type LineageDirection = 'upstream' | 'downstream' | 'both';
@@ -51,10 +51,29 @@ const COMPLETIONS_SQL = `
   SELECT job_id, 'job@' || event_hash, event_time, event_time FROM job_sightings
   WHERE job_id = ANY($1::int[]) AND kind = 0 AND run_uuid IS NULL`;
 
-/** The present cutoff (and the completion that sets it) of each job in `$1` that has completed. */
+/**
+ * The present cutoff (and the completion that sets it) of each job in `$1` (int[]) that has completed. Per job
+ * it reads a few index entries, whatever the number of its runs: the newest completion (by the partial index
+ * job_sightings_completions) gives a floor, the start of its run, and only completions at or after that floor
+ * can belong to a run that started later (a run completes after it starts), so only those are compared. Start-up
+ * reads this for every job, so it must not grow with history.
+ */
 const CUTOFFS_SQL = `
-  SELECT DISTINCT ON (job_id) job_id, key, first FROM (${COMPLETIONS_SQL}) c
-  ORDER BY job_id, first DESC, key`;
+  SELECT j.id AS job_id, c.key, ${MS('c.first')} AS first FROM unnest($1::int[]) AS j(id)
+  CROSS JOIN LATERAL (
+    SELECT COALESCE(r.created_at, s.event_time) AS floor
+    FROM job_sightings s LEFT JOIN runs r ON r.uuid = s.run_uuid
+    WHERE s.job_id = j.id AND s.kind = 0 AND (s.event_type = 'COMPLETE' OR s.run_uuid IS NULL)
+    ORDER BY s.event_time DESC LIMIT 1
+  ) latest
+  CROSS JOIN LATERAL (
+    SELECT CASE WHEN s.run_uuid IS NULL THEN 'job@' || s.event_hash ELSE s.run_uuid::text END AS key,
+           COALESCE(r.created_at, s.event_time) AS first
+    FROM job_sightings s LEFT JOIN runs r ON r.uuid = s.run_uuid
+    WHERE s.job_id = j.id AND s.kind = 0 AND (s.event_type = 'COMPLETE' OR s.run_uuid IS NULL)
+      AND s.event_time >= latest.floor
+    ORDER BY first DESC, key LIMIT 1
+  ) c`;
 
 /**
  * The edges current at `$2` of the jobs (side 'job') or datasets (side 'dataset') in `$1`, in the directions in
@@ -105,15 +124,15 @@ export class LineageGraph {
 
   /** Loads the current graph from the store. */
   async load(db: Queryable): Promise<void> {
-    for (const row of await db.query<{ job_id: number; key: string; first: Date }>(
-      CUTOFFS_SQL.replaceAll('$1::int[]', 'ARRAY(SELECT id FROM jobs)'),
+    for (const row of await db.query<{ job_id: number; key: string; first: Ms }>(
+      CUTOFFS_SQL.replace('unnest($1::int[]) AS j(id)', 'jobs j'),
     )) {
-      this.#cutoff.set(row.job_id, { at: row.first.getTime(), key: row.key });
+      this.#cutoff.set(row.job_id, { at: row.first, key: row.key });
     }
-    for (const row of await db.query<{ job_id: number; direction: number; dataset_id: number; at: Date }>(
-      'SELECT job_id, direction, dataset_id, last_seen AS at FROM lineage_edges',
+    for (const row of await db.query<{ job_id: number; direction: number; dataset_id: number; at: Ms }>(
+      `SELECT job_id, direction, dataset_id, ${MS('last_seen')} AS at FROM lineage_edges`,
     )) {
-      this.#addSighting(row.job_id, row.direction, row.dataset_id, row.at.getTime());
+      this.#addSighting(row.job_id, row.direction, row.dataset_id, row.at);
     }
     for (const job of await db.query<{ id: number }>('SELECT id FROM jobs WHERE is_hidden')) {
       this.#hiddenJobs.add(job.id);
@@ -148,9 +167,9 @@ export class LineageGraph {
   async refresh(db: Queryable, jobIds: readonly number[]): Promise<void> {
     if (jobIds.length === 0) return;
     const [cutoffs, edges] = await Promise.all([
-      db.query<{ job_id: number; key: string; first: Date }>(CUTOFFS_SQL, [jobIds]),
-      db.query<{ job_id: number; direction: number; dataset_id: number; at: Date }>(
-        `SELECT job_id, direction, dataset_id, last_seen AS at FROM lineage_edges WHERE job_id = ANY($1::int[])`,
+      db.query<{ job_id: number; key: string; first: Ms }>(CUTOFFS_SQL, [jobIds]),
+      db.query<{ job_id: number; direction: number; dataset_id: number; at: Ms }>(
+        `SELECT job_id, direction, dataset_id, ${MS('last_seen')} AS at FROM lineage_edges WHERE job_id = ANY($1::int[])`,
         [jobIds],
       ),
     ]);
@@ -164,8 +183,8 @@ export class LineageGraph {
         byJob.delete(jobId);
       }
     }
-    for (const row of cutoffs) this.#cutoff.set(row.job_id, { at: row.first.getTime(), key: row.key });
-    for (const row of edges) this.#addSighting(row.job_id, row.direction, row.dataset_id, row.at.getTime());
+    for (const row of cutoffs) this.#cutoff.set(row.job_id, { at: row.first, key: row.key });
+    for (const row of edges) this.#addSighting(row.job_id, row.direction, row.dataset_id, row.at);
   }
 
   /** Marks a node soft-deleted (hidden from lineage) or visible again. */

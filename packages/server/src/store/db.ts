@@ -1,8 +1,17 @@
+import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { HeadwaterError } from '../errors.js';
 import { startEmbeddedWorker } from './embedded-db.js';
+import {
+  cannotRunOn,
+  findPostgresBinaries,
+  startEmbeddedPostgres,
+  type EmbeddedPostgresLog,
+  type PostgresBinaries,
+} from './embedded-postgres.js';
+import { freeSpaceGuard } from './disk-space.js';
 
 /** Something that runs SQL: the database itself or an open transaction. */
 export interface Queryable {
@@ -61,20 +70,129 @@ const INT8_OID = 20;
 /** Key of the advisory lock held by the one writing server of a PostgreSQL database. */
 const WRITER_LOCK_KEY = 0x4857_5452; // 'HWTR'
 
+/** The engine of the embedded store: PostgreSQL from npm-installed binaries, or PGlite (PostgreSQL in WASM). */
+export type EmbeddedEngine = 'postgres' | 'pglite';
+
+/** How to open the embedded store. */
+export interface EmbeddedOptions {
+  /** `auto` (the default): see {@link chooseEmbeddedEngine}. */
+  readonly engine?: EmbeddedEngine | 'auto';
+  /** Where the engine's own messages go. @default stderr */
+  readonly log?: EmbeddedPostgresLog;
+}
+
+/** The embedded store, with the engine it runs on. */
+export type EmbeddedDb = Db & { readonly engine: EmbeddedEngine; readonly engineVersion: string | undefined };
+
+const stderrLog: EmbeddedPostgresLog = {
+  warn: (message) => process.stderr.write(`headwater: ${message}\n`),
+  info: (message) => process.stderr.write(`headwater: ${message}\n`),
+};
+
 /**
- * Opens (creating if needed) the embedded store in `dataDir`, running on a thread of its own (see
- * embedded-worker.ts). Only one process may use a data dir at a time: a lock file with the owner's pid guards
- * it, because two PGlite instances on one folder corrupt it.
+ * The engine for the embedded store in `dataDir` when none is asked for: the one that already holds its data;
+ * for a new store PostgreSQL, when npm installed its binaries for this platform (see BENCHMARKS.md, "The
+ * embedded store": it holds a million events in a fraction of PGlite's memory and disk), else PGlite.
  */
-export async function openEmbeddedDb(dataDir: string): Promise<Db> {
+export async function chooseEmbeddedEngine(
+  dataDir: string,
+  asked: EmbeddedEngine | 'auto' = 'auto',
+  log: EmbeddedPostgresLog = stderrLog,
+): Promise<{ engine: EmbeddedEngine; binaries: PostgresBinaries | undefined }> {
+  const binaries = asked === 'pglite' ? undefined : await findPostgresBinaries();
+  if (asked === 'postgres' && !binaries) {
+    throw new HeadwaterError(
+      'STORE_UNAVAILABLE',
+      `--embedded-engine postgres: no PostgreSQL binaries are installed for ${process.platform}-${process.arch} ` +
+        '(the optional dependency @embedded-postgres/<platform> is missing). Reinstall with optional ' +
+        'dependencies, or use --embedded-engine pglite.',
+    );
+  }
+  const has = (engineDir: string) => existsSync(path.join(dataDir, engineDir, 'PG_VERSION'));
+  if (asked === 'auto' && has('pg') && !has('postgres')) return { engine: 'pglite', binaries: undefined };
+  if (asked === 'pglite' || !binaries) return { engine: 'pglite', binaries: undefined };
+  const why = await cannotRunOn(path.join(dataDir, 'postgres'));
+  if (why === undefined) return { engine: 'postgres', binaries };
+  if (asked === 'postgres') {
+    throw new HeadwaterError(
+      'STORE_UNAVAILABLE',
+      `--embedded-engine postgres cannot run in ${dataDir}: ${why}. Choose a --data-dir it can reach, run ` +
+        'Headwater as another user than root, or use --embedded-engine pglite.',
+    );
+  }
+  log.warn(
+    `the embedded store uses PGlite, not PostgreSQL: ${why}. Choose a --data-dir it can reach, or run ` +
+      'Headwater as another user than root, for the PostgreSQL engine.',
+  );
+  return { engine: 'pglite', binaries: undefined };
+}
+
+/**
+ * Opens (creating if needed) the embedded store in `dataDir`: a PostgreSQL server of its own in
+ * `dataDir/postgres` (embedded-postgres.ts), or PGlite in `dataDir/pg` on a thread of its own
+ * (embedded-worker.ts). Only one process may use a data dir at a time: a lock file with the owner's pid guards
+ * it (two PGlite instances on one folder corrupt it; two servers would fight over one PostgreSQL).
+ */
+export async function openEmbeddedDb(dataDir: string, options: EmbeddedOptions = {}): Promise<EmbeddedDb> {
+  await mkdir(dataDir, { recursive: true });
+  const releaseLock = await lockDataDir(dataDir);
+  try {
+    const { engine, binaries } = await chooseEmbeddedEngine(dataDir, options.engine, options.log);
+    if (engine === 'postgres') return await openEmbeddedPostgres(dataDir, binaries!, options, releaseLock);
+    return await openPglite(dataDir, releaseLock);
+  } catch (error) {
+    await releaseLock();
+    throw error;
+  }
+}
+
+async function openEmbeddedPostgres(
+  dataDir: string,
+  binaries: PostgresBinaries,
+  options: EmbeddedOptions,
+  releaseLock: () => Promise<void>,
+): Promise<EmbeddedDb> {
+  const dir = path.join(dataDir, 'postgres');
+  const server = await startEmbeddedPostgres(dir, binaries, options.log ?? stderrLog);
+  let db: Db;
+  try {
+    db = await openPostgresDb(server.url, { what: `the embedded store's PostgreSQL in ${dir}` });
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  const checkWritable = freeSpaceGuard(dir);
+  const probe = db.probe.bind(db);
+  const close = db.close.bind(db);
+  // Assigned onto db itself, which keeps its epoch getter.
+  return Object.assign(db, {
+    engine: 'postgres' as const,
+    engineVersion: server.version,
+    // PostgreSQL answers a full disk with an error and carries on, but it may have to stop to do so (a WAL
+    // write that fails is a PANIC and a restart): the store refuses writes a little before the disk is full.
+    checkWritable,
+    async probe() {
+      await checkWritable();
+      await probe();
+    },
+    async close() {
+      try {
+        await close();
+      } finally {
+        await server.stop();
+        await releaseLock();
+      }
+    },
+  });
+}
+
+async function openPglite(dataDir: string, releaseLock: () => Promise<void>): Promise<EmbeddedDb> {
   const pgDir = path.join(dataDir, 'pg');
   await mkdir(pgDir, { recursive: true });
-  const releaseLock = await lockDataDir(dataDir);
   let db: Omit<Db, 'lead' | 'epoch' | 'listen'>;
   try {
     db = await startEmbeddedWorker(pgDir);
   } catch (error) {
-    await releaseLock();
     throw new HeadwaterError('STORE_UNAVAILABLE', `Could not open the embedded store in ${pgDir}.`, {
       cause: error,
     });
@@ -82,6 +200,8 @@ export async function openEmbeddedDb(dataDir: string): Promise<Db> {
   let epoch: number | undefined;
   return {
     ...db,
+    engine: 'pglite',
+    engineVersion: undefined,
     listen: () => () => Promise.resolve(),
     get epoch() {
       return epoch;
@@ -154,7 +274,13 @@ function isAlive(pid: number): boolean {
  * of {@link Db.onLost} are told, {@link Db.epoch} is undefined until {@link Db.lead} takes it again, and writes
  * made with the old epoch are refused by the store once another server has taken over (fencing).
  */
-export async function openPostgresDb(url: string, poolSize = 8): Promise<Db> {
+export async function openPostgresDb(
+  url: string,
+  options: { poolSize?: number; what?: string } = {},
+): Promise<Db> {
+  const poolSize = options.poolSize ?? 8;
+  const what = options.what ?? `PostgreSQL at ${redactUrl(url)}`;
+  const hint = options.what === undefined ? ' Check --database-url.' : '';
   const typeParser = new pg.TypeOverrides();
   typeParser.setTypeParser(INT8_OID, 'text', (value: string) => Number(value));
   const connection = {
@@ -163,6 +289,9 @@ export async function openPostgresDb(url: string, poolSize = 8): Promise<Db> {
     // A store that stops answering (frozen, partitioned) must not hold requests forever.
     connectionTimeoutMillis: 5_000,
     keepAlive: true,
+    // The store's statements are short, but some (start-up loads, as-of walks) are estimated costly enough for
+    // PostgreSQL to JIT-compile them, which took longer than running them (a third of a second at start).
+    options: '-c jit=off',
   };
   const pool = new pg.Pool({ ...connection, max: poolSize });
   pool.on('error', () => {
@@ -193,7 +322,7 @@ export async function openPostgresDb(url: string, poolSize = 8): Promise<Db> {
       await client.end().catch(() => undefined);
       throw new HeadwaterError(
         'STORE_UNAVAILABLE',
-        `Could not connect to PostgreSQL at ${redactUrl(url)}: ${(error as Error).message}. Check --database-url.`,
+        `Could not connect to ${what}: ${(error as Error).message}.${hint}`,
         { cause: error },
       );
     }
@@ -216,7 +345,7 @@ export async function openPostgresDb(url: string, poolSize = 8): Promise<Db> {
     await pool.end();
     throw new HeadwaterError(
       'STORE_UNAVAILABLE',
-      `Could not connect to PostgreSQL at ${redactUrl(url)}: ${(error as Error).message}. Check --database-url.`,
+      `Could not connect to ${what}: ${(error as Error).message}.${hint}`,
       { cause: error },
     );
   }

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { statfs } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Db, Queryable } from './db.js';
+import { DiskFullError, freeBytes, freeSpaceGuard, MIN_FREE_BYTES } from './disk-space.js';
 import type { WorkerReply, WorkerRequest } from './embedded-protocol.js';
 
 type Pending = {
@@ -48,8 +48,6 @@ function workerUrl(): URL {
 const EMBEDDED_ANSWER_TIMEOUT_MS = 120_000;
 /** How long a request may wait on a full disk before it is answered as unavailable (see the watchdog below). */
 const EMBEDDED_STALL_MS = 3_000;
-/** Free disk the embedded store needs before it is called writable: a batch, its WAL, and a checkpoint. */
-const EMBEDDED_MIN_FREE_BYTES = 32 * 1024 * 1024;
 
 /** One PGlite thread and the requests waiting on it. */
 interface Thread {
@@ -167,14 +165,13 @@ export async function startEmbeddedWorker(pgDir: string): Promise<Omit<Db, 'lead
   const watchdog = setInterval(() => {
     const oldest = thread.oldestPendingAt();
     if (oldest === undefined || Date.now() - oldest < EMBEDDED_STALL_MS) return;
-    void statfs(pgDir).then(
-      ({ bavail, bsize }) => {
-        if (bavail * bsize >= EMBEDDED_MIN_FREE_BYTES) return;
+    void freeBytes(pgDir).then(
+      (free) => {
+        if (free >= MIN_FREE_BYTES) return;
         thread.failPending(
-          new EmbeddedStoreError(
+          new DiskFullError(
             `no space left on device: the embedded store in ${pgDir} stopped answering with ` +
-              `${Math.floor((bavail * bsize) / 1024 / 1024)} MiB free. Free some space: ingest resumes by itself.`,
-            '53100',
+              `${Math.floor(free / 1024 / 1024)} MiB free. Free some space: ingest resumes by itself.`,
           ),
         );
       },
@@ -183,26 +180,7 @@ export async function startEmbeddedWorker(pgDir: string): Promise<Omit<Db, 'lead
   }, 1000);
   watchdog.unref();
 
-  // statfs costs microseconds, but a batch is written every few ms under load: look at most every 200 ms.
-  let checkedAt = 0;
-  let lastCheck: Promise<void> = Promise.resolve();
-  const checkWritable = (): Promise<void> => {
-    const now = Date.now();
-    if (now - checkedAt < 200) return lastCheck;
-    checkedAt = now;
-    lastCheck = statfs(pgDir).then(({ bavail, bsize }) => {
-      const free = bavail * bsize;
-      if (free < EMBEDDED_MIN_FREE_BYTES) {
-        checkedAt = 0;
-        throw new EmbeddedStoreError(
-          `no space left on device: ${Math.floor(free / 1024 / 1024)} MiB free where the embedded store lives ` +
-            `(${pgDir}); it needs ${EMBEDDED_MIN_FREE_BYTES / 1024 / 1024} MiB. Free some space: ingest resumes by itself.`,
-          '53100',
-        );
-      }
-    });
-    return lastCheck;
-  };
+  const checkWritable = freeSpaceGuard(pgDir);
 
   const query = async <Row>(sql: string, params: readonly unknown[] = [], transaction?: number) =>
     (
