@@ -71,4 +71,64 @@ describe.each(backends())('the ingest pipeline on the $name store', (backend) =>
     expect(after!.events).toBe(120);
     await pipeline.close();
   });
+
+  const loaded = async (state: ModelState) => {
+    await state.load(db);
+    return state;
+  };
+
+  it('names a stored version its mirror has forgotten by its stored id, and never makes it again', async () => {
+    // A dataset whose schema changes with every run: a version per run, more than the mirror keeps.
+    const schemaEvent = (field: string, runId = randomUUID()) =>
+      normalizeEvent(
+        {
+          eventType: 'COMPLETE',
+          eventTime: '2024-08-02T00:00:00Z',
+          producer: 'https://example.com/pipeline-test',
+          run: { runId },
+          job: { namespace: 'pipeline', name: 'evolving' },
+          outputs: [
+            {
+              namespace: 'db',
+              name: 'evolving_table',
+              facets: {
+                schema: {
+                  _producer: 'https://example.com/pipeline-test',
+                  _schemaURL: 'https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json',
+                  fields: [{ name: field, type: 'int' }],
+                },
+              },
+            },
+          ],
+        },
+        'run',
+      );
+    const first = new IngestPipeline(db, await loaded(new ModelState()), {});
+    for (const field of ['a', 'b', 'c', 'd', 'e'])
+      expect(await first.submit([schemaEvent(field)])).toEqual(['stored']);
+    await first.close();
+    const versions = async () =>
+      db.query<{ id: number; field: string }>(
+        `SELECT v.id, v.fields->0->>'name' AS field FROM dataset_versions v JOIN datasets d ON d.id = v.dataset_id
+         WHERE d.name = 'evolving_table' ORDER BY v.id`,
+      );
+    const before = await versions();
+    expect(before.map((row) => row.field)).toEqual(['a', 'b', 'c', 'd', 'e']);
+
+    // A writer that keeps two version ids of each kind: it has forgotten a, b and c.
+    const state = await loaded(new ModelState(2));
+    expect(state.datasetVersions.complete).toBe(false);
+    const second = new IngestPipeline(db, state, {});
+    const runId = randomUUID();
+    // Schema "b" again, with a new field "f" in the same batch: one known to the store, one new.
+    expect(await second.submit([schemaEvent('b', runId), schemaEvent('f')])).toEqual(['stored', 'stored']);
+    await second.close();
+    const after = await versions();
+    expect(after.map((row) => row.field)).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    const [io] = await db.query<{ version: number }>(
+      `SELECT io.dataset_version_id AS version FROM run_io io WHERE io.run_uuid = $1 AND io.direction = 1`,
+      [runId],
+    );
+    expect(io!.version).toBe(before[1]!.id);
+  });
 });

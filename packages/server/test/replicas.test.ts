@@ -268,10 +268,12 @@ describe.skipIf(postgres === undefined)('replicas on one PostgreSQL', () => {
     const admin = new pg.Client({ connectionString: databaseUrl });
     await admin.connect();
     try {
-      // Pause the writer, then end its lock session as a network partition or a DBA would.
+      // Pause the writer, then end its lock session as a network partition or a DBA would (only this test's
+      // database: other files' servers hold the same lock key in theirs).
       a.process.kill('SIGSTOP');
       await admin.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 1213682770 AND granted`,
+        `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 1213682770 AND granted
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       );
       await until('the follower to take over', async () =>
         (await ready(b.url)).role === 'writer' ? true : undefined,
@@ -325,7 +327,8 @@ describe.skipIf(postgres === undefined)('replicas on one PostgreSQL', () => {
       });
       await sleep(200);
       await admin.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 1213682770 AND granted`,
+        `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 1213682770 AND granted
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       );
       const newEpoch = await until('the second to take the lock', () => second.lead(undefined));
       const tookOverAt = Date.now();

@@ -6,20 +6,25 @@
  * so from one checkpoint to the next they should stay flat while the store grows.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
-import { postBatch } from './batch-ingest.js';
 import { createHttpClient } from './http-client.js';
 import { ErrorTally, runWorkers } from './load.js';
-import { DEFAULT_DATABASE_URL, type StoreName } from './options.js';
+import { DEFAULT_DATABASE_URL } from './options.js';
 import { createRunEventStream } from './run-events.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 import { percentiles } from './stats.js';
 import { prepareEmbeddedStore, preparePostgresStore, type BenchStore } from './stores.js';
 
 /** Options of the growth benchmark. */
+/** A store the growth benchmark fills: the embedded store on each engine, or PostgreSQL at DATABASE_URL. */
+export type GrowthStore = 'embedded' | 'pglite' | 'postgres';
+
 export interface GrowthOptions {
-  readonly stores: readonly StoreName[];
+  readonly stores: readonly GrowthStore[];
   /** Events stored at each measurement, ascending. @default [300000, 1000000, 3000000] */
   readonly checkpoints: readonly number[];
   readonly databaseUrl: string;
@@ -27,6 +32,11 @@ export interface GrowthOptions {
   readonly queries: number;
   /** Leave each store in place afterwards (its location is printed), to measure start-up again on it. */
   readonly keep: boolean;
+  /**
+   * A PostgreSQL database a kept run left (`--resume <url>`): ingest goes on from the events it holds (the
+   * stream is replayed past them), for a run that was interrupted. Only with `--stores postgres`.
+   */
+  readonly resumeUrl: string | undefined;
 }
 
 /** One checkpoint's figures. */
@@ -35,13 +45,18 @@ export interface GrowthPoint {
   readonly ingestEventsPerSecond: number;
   readonly readyMs: number;
   readonly rssMiB: number;
+  /**
+   * Memory of the server with the processes it started (the embedded store's PostgreSQL), as proportional set
+   * size: shared memory (PostgreSQL's buffers) counted once, not once per process that maps it.
+   */
+  readonly treePssMiB: number;
   readonly storeMiB: number;
   readonly latencyMs: Record<'lineage' | 'search' | 'events', { p50: number; p95: number }>;
 }
 
 const progress = (message: string) => process.stderr.write(`bench growth: ${message}\n`);
 
-/** Parses `growth [--stores a,b] [--checkpoints n,n,n] [--queries n] [--keep]`. */
+/** Parses `growth [--stores a,b] [--checkpoints n,n,n] [--queries n] [--keep] [--resume <database url>]`. */
 export function parseGrowthOptions(argv: readonly string[], env: NodeJS.ProcessEnv): GrowthOptions {
   const value = (flag: string) => {
     const index = argv.indexOf(flag);
@@ -49,18 +64,20 @@ export function parseGrowthOptions(argv: readonly string[], env: NodeJS.ProcessE
   };
   const stores = (value('--stores') ?? 'embedded,postgres').split(',');
   for (const store of stores) {
-    if (store !== 'embedded' && store !== 'postgres') throw new Error(`--stores: unknown store ${store}`);
+    if (store !== 'embedded' && store !== 'pglite' && store !== 'postgres')
+      throw new Error(`--stores: unknown store ${store} (embedded, pglite or postgres)`);
   }
   const checkpoints = (value('--checkpoints') ?? '300000,1000000,3000000').split(',').map(Number);
   if (checkpoints.some((n, i) => !Number.isInteger(n) || n <= 0 || (i > 0 && n <= checkpoints[i - 1]!))) {
     throw new Error('--checkpoints: ascending whole numbers of events, e.g. 300000,1000000,3000000');
   }
   return {
-    stores: stores as StoreName[],
+    stores: stores as GrowthStore[],
     checkpoints,
     databaseUrl: env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
     queries: Number(value('--queries') ?? 60),
-    keep: argv.includes('--keep'),
+    keep: argv.includes('--keep') || value('--resume') !== undefined,
+    resumeUrl: value('--resume'),
   };
 }
 
@@ -69,9 +86,13 @@ export async function runGrowth(options: GrowthOptions): Promise<Record<string, 
   const result: Record<string, GrowthPoint[]> = {};
   for (const name of options.stores) {
     const store =
-      name === 'embedded' ? await prepareEmbeddedStore() : await preparePostgresStore(options.databaseUrl);
+      name === 'postgres' && options.resumeUrl !== undefined
+        ? await existingPostgresStore(options.resumeUrl)
+        : name === 'postgres'
+          ? await preparePostgresStore(options.databaseUrl)
+          : await prepareEmbeddedStore(name === 'pglite' ? 'pglite' : 'postgres');
     try {
-      result[name] = await growStore(store, options);
+      result[name] = await growStore(name, store, options);
     } finally {
       if (options.keep) progress(`${name}: kept, ${store.description}: serve ${store.serveArgs.join(' ')}`);
       else await store.cleanup();
@@ -80,7 +101,11 @@ export async function runGrowth(options: GrowthOptions): Promise<Record<string, 
   return result;
 }
 
-async function growStore(store: BenchStore, options: GrowthOptions): Promise<GrowthPoint[]> {
+async function growStore(
+  name: GrowthStore,
+  store: BenchStore,
+  options: GrowthOptions,
+): Promise<GrowthPoint[]> {
   const perMillion = (n: number) => Math.max(1, Math.round(n));
   const stream = createRunEventStream({
     jobs: perMillion(50_000),
@@ -89,17 +114,21 @@ async function growStore(store: BenchStore, options: GrowthOptions): Promise<Gro
     seed: 7,
   });
   const points: GrowthPoint[] = [];
-  let stored = 0;
+  let stored = store.databaseUrl === undefined ? 0 : await storedEvents(store.databaseUrl);
+  if (stored > 0) {
+    progress(`${name}: resuming after the ${stored} events the store holds`);
+    for (let i = 0; i < stored; i++) stream.next();
+  }
   let server = await startServerProcess({ serveArgs: store.serveArgs, startTimeoutMs: 600_000 });
   try {
-    for (const target of options.checkpoints) {
-      progress(`${store.name}: ingesting up to ${target} events`);
+    for (const target of options.checkpoints.filter((checkpoint) => checkpoint > stored)) {
+      progress(`${name}: ingesting up to ${target} events`);
       const started = Date.now();
       const before = stored;
       stored = await ingestUntil(server, stream, stored, target);
       const ingestEventsPerSecond = ((stored - before) * 1000) / (Date.now() - started);
       progress(
-        `${store.name}: ${stored} events (${Math.round(ingestEventsPerSecond)}/s, ${Math.round(stream.meanBytes)} B each); restarting`,
+        `${name}: ${stored} events (${Math.round(ingestEventsPerSecond)}/s, ${Math.round(stream.meanBytes)} B each); restarting`,
       );
       await server.stop(120_000);
       const spawnedAt = Date.now();
@@ -107,6 +136,7 @@ async function growStore(store: BenchStore, options: GrowthOptions): Promise<Gro
       await waitReady(server.url);
       const readyMs = Date.now() - spawnedAt;
       const rssMiB = rss(server.pid);
+      const treePssMiB = treePss(server.pid);
       const storeMiB = await storeSize(store);
       const latencyMs = await latencies(server.url, options.queries);
       const point: GrowthPoint = {
@@ -114,10 +144,11 @@ async function growStore(store: BenchStore, options: GrowthOptions): Promise<Gro
         ingestEventsPerSecond,
         readyMs,
         rssMiB,
+        treePssMiB,
         storeMiB,
         latencyMs,
       };
-      progress(`${store.name}: ${JSON.stringify(point)}`);
+      progress(`${name}: ${JSON.stringify(point)}`);
       points.push(point);
     }
   } finally {
@@ -142,9 +173,22 @@ async function ingestUntil(
         sent += size;
         const events: string[] = [];
         for (let i = 0; i < size; i++) events.push(stream.next());
-        const summary = await postBatch(client, `[${events.join(',')}]`, tally);
-        if (!summary || summary.failed > 0)
-          throw new Error(`a batch failed: ${JSON.stringify(tally.result)}`);
+        const body = `[${events.join(',')}]`;
+        // A store that is briefly unavailable (503) is waited for, as a producer's retry would.
+        for (let attempt = 0; ; attempt++) {
+          const response = await client.post('/api/v1/lineage/batch', body).catch(() => undefined);
+          if (response?.status === 200) {
+            const summary = JSON.parse(response.body) as { summary?: { failed?: number } };
+            if ((summary.summary?.failed ?? 0) > 0)
+              throw new Error(`a batch failed: ${response.body.slice(0, 500)}`);
+            break;
+          }
+          if ((response !== undefined && response.status !== 503) || attempt >= 120) {
+            tally.response(response?.status ?? 0, response?.body ?? 'no answer');
+            throw new Error(`a batch failed: ${JSON.stringify(tally.result)}`);
+          }
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+        }
       }
     });
   } finally {
@@ -153,12 +197,57 @@ async function ingestUntil(
   return sent;
 }
 
+/** A database a kept run left, used as it is and never dropped. */
+async function existingPostgresStore(url: string): Promise<BenchStore> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'headwater-bench-pg-'));
+  return {
+    name: 'postgres',
+    description: `an existing PostgreSQL database, resumed (${new URL(url).pathname.slice(1)})`,
+    serveArgs: ['--database-url', url, '--data-dir', dataDir],
+    databaseUrl: url,
+    cleanup: () => rm(dataDir, { recursive: true, force: true }),
+  };
+}
+
+async function storedEvents(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ count: string }>('SELECT count(*) AS count FROM events');
+    return Number(rows[0]!.count);
+  } finally {
+    await client.end();
+  }
+}
+
 async function waitReady(url: string): Promise<void> {
   for (;;) {
     const response = await fetch(`${url}/readyz`).catch(() => undefined);
     if (response?.status === 200) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The process and its descendants (Linux: from each process's children in /proc). */
+function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    for (const task of readdirSync(`/proc/${tree[i]}/task`, { withFileTypes: true })) {
+      const children = readFileSync(`/proc/${tree[i]}/task/${task.name}/children`, 'utf8').trim();
+      if (children) tree.push(...children.split(/\s+/).map(Number));
+    }
+  }
+  return tree;
+}
+
+/** Proportional set size of a process and its descendants, in MiB (Linux). */
+function treePss(pid: number): number {
+  let kb = 0;
+  for (const member of processTree(pid)) {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${member}/smaps_rollup`, 'utf8'));
+    kb += match ? Number(match[1]) : 0;
+  }
+  return Math.round(kb / 1024);
 }
 
 /** Resident memory of a process, in MiB (Linux). */
@@ -224,14 +313,14 @@ async function latencies(url: string, queries: number): Promise<GrowthPoint['lat
 /** The figures as a Markdown table. */
 export function formatGrowthTable(results: Record<string, GrowthPoint[]>): string {
   const lines = [
-    '| store | events | ingest (events/s) | ready (s) | RSS (MiB) | store (MiB) | lineage p50/p95 (ms) | search p50/p95 | events page p50/p95 |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| store | events | ingest (events/s) | ready (s) | RSS (MiB) | with children, PSS (MiB) | store (MiB) | lineage p50/p95 (ms) | search p50/p95 | events page p50/p95 |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const [store, points] of Object.entries(results)) {
     for (const p of points) {
       const l = p.latencyMs;
       lines.push(
-        `| ${store} | ${p.events.toLocaleString('en')} | ${Math.round(p.ingestEventsPerSecond).toLocaleString('en')} | ${(p.readyMs / 1000).toFixed(1)} | ${p.rssMiB} | ${p.storeMiB.toLocaleString('en')} | ${l.lineage.p50} / ${l.lineage.p95} | ${l.search.p50} / ${l.search.p95} | ${l.events.p50} / ${l.events.p95} |`,
+        `| ${store} | ${p.events.toLocaleString('en')} | ${Math.round(p.ingestEventsPerSecond).toLocaleString('en')} | ${(p.readyMs / 1000).toFixed(1)} | ${p.rssMiB} | ${p.treePssMiB} | ${p.storeMiB.toLocaleString('en')} | ${l.lineage.p50} / ${l.lineage.p95} | ${l.search.p50} / ${l.search.p95} | ${l.events.p50} / ${l.events.p95} |`,
       );
     }
   }

@@ -21,13 +21,16 @@ export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
 }
 
-/** A new temp data dir for the embedded store (PGlite); the server runs initdb in it on start. */
-export async function prepareEmbeddedStore(): Promise<BenchStore> {
+/**
+ * A new temp data dir for the embedded store, on the default engine (PostgreSQL from npm) or the one named; the
+ * server creates the store in it on start.
+ */
+export async function prepareEmbeddedStore(engine?: 'postgres' | 'pglite'): Promise<BenchStore> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'headwater-bench-'));
   return {
     name: 'embedded',
-    description: `embedded store (PGlite) in a fresh data dir ${dir}`,
-    serveArgs: ['--data-dir', dir],
+    description: `embedded store (${engine ?? 'default engine'}) in a fresh data dir ${dir}`,
+    serveArgs: ['--data-dir', dir, ...(engine ? ['--embedded-engine', engine] : [])],
     databaseUrl: undefined,
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };

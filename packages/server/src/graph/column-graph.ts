@@ -46,8 +46,9 @@ const LOAD_PAGE_ROWS = 50_000;
  * event time `at` is the edges first seen by then.
  *
  * Memory follows the column edges of the graph (never the number of events): columns and transformation kinds
- * are interned once and edges are parallel arrays of numbers, about 60 bytes an edge, because a warehouse's
- * column lineage runs to millions of edges and a Map of objects per edge cost 1.6 KB each and seconds to load.
+ * are interned once, and edges and the lists of edges per column are parallel arrays of numbers: about 60 bytes
+ * an edge and 100 a column, because a warehouse's column lineage runs to millions of edges, a Map of objects per
+ * edge cost 1.6 KB each and seconds to load, and an array of edge ids per column 200 bytes a column.
  */
 export class ColumnGraph {
   /** Dataset -> field -> column id; per column id, its dataset, field and when it was first seen. */
@@ -57,7 +58,14 @@ export class ColumnGraph {
   readonly #columnDataset: number[] = [];
   readonly #columnField: string[] = [];
   readonly #columnSince: number[] = [];
-  readonly #columnsOf = new Map<number, number[]>();
+  /**
+   * The columns of a dataset, as a list through the column arrays: its first and last column, and per column
+   * the next column of its dataset (-1 at the end). Lists in parallel arrays, not an array per key: a million
+   * small arrays cost 200 bytes each, the lists 8 bytes an entry.
+   */
+  readonly #firstColumn = new Map<number, number>();
+  readonly #lastColumn = new Map<number, number>();
+  readonly #nextColumn: number[] = [];
   /** Transformation kinds, interned: equal kinds are one shared (frozen) object. */
   readonly #kinds: ColumnTransformation[] = [];
   readonly #kindIds = new Map<string, number>();
@@ -67,9 +75,17 @@ export class ColumnGraph {
   readonly #edgeSince: number[] = [];
   readonly #edgeKinds: (number | number[])[] = [];
   readonly #edgeKindSince: (number | number[])[] = [];
-  /** Column id -> ids of the edges into it (its inputs) / out of it (the outputs it feeds), in arrival order. */
-  readonly #into = new Map<number, number[]>();
-  readonly #outOf = new Map<number, number[]>();
+  /**
+   * The edges into a column (its inputs) and out of it (the outputs it feeds), in arrival order, as lists: per
+   * column its first and last edge (-1: none), per edge the next edge into the same column / out of the same
+   * column (-1 at the end).
+   */
+  readonly #firstInto: number[] = [];
+  readonly #lastInto: number[] = [];
+  readonly #firstOutOf: number[] = [];
+  readonly #lastOutOf: number[] = [];
+  readonly #nextInto: number[] = [];
+  readonly #nextOutOf: number[] = [];
   /** Dataset -> input column -> its dataset-level edge (see DATASET_FIELD); input column -> those datasets. */
   readonly #wholeInto = new Map<number, Map<number, WholeEdge>>();
   readonly #wholeOutOf = new Map<number, Set<number>>();
@@ -134,9 +150,15 @@ export class ColumnGraph {
       this.#columnDataset.push(datasetId);
       this.#columnField.push(name);
       this.#columnSince.push(since);
-      let columns = this.#columnsOf.get(datasetId);
-      if (!columns) this.#columnsOf.set(datasetId, (columns = []));
-      columns.push(id);
+      this.#firstInto.push(-1);
+      this.#lastInto.push(-1);
+      this.#firstOutOf.push(-1);
+      this.#lastOutOf.push(-1);
+      this.#nextColumn.push(-1);
+      const last = this.#lastColumn.get(datasetId);
+      if (last === undefined) this.#firstColumn.set(datasetId, id);
+      else this.#nextColumn[last] = id;
+      this.#lastColumn.set(datasetId, id);
     } else if (since < this.#columnSince[id]!) this.#columnSince[id] = since;
     return id;
   }
@@ -174,21 +196,24 @@ export class ColumnGraph {
     }
     const out = this.#column(outDataset, outField, since);
     const input = this.#column(inDataset, inField, since);
-    let into = this.#into.get(out);
-    if (!into) this.#into.set(out, (into = []));
     // An output column has a handful of inputs: a scan beats a map keyed by edge.
-    let edge = into.find((id) => this.#edgeIn[id] === input);
-    if (edge === undefined) {
+    let edge = this.#firstInto[out]!;
+    while (edge >= 0 && this.#edgeIn[edge] !== input) edge = this.#nextInto[edge]!;
+    if (edge < 0) {
       edge = this.#edgeOut.length;
       this.#edgeOut.push(out);
       this.#edgeIn.push(input);
       this.#edgeSince.push(since);
       this.#edgeKinds.push(this.#kind(type, subtype, description, masking));
       this.#edgeKindSince.push(since);
-      into.push(edge);
-      let outOf = this.#outOf.get(input);
-      if (!outOf) this.#outOf.set(input, (outOf = []));
-      outOf.push(edge);
+      this.#nextInto.push(-1);
+      this.#nextOutOf.push(-1);
+      if (this.#lastInto[out]! < 0) this.#firstInto[out] = edge;
+      else this.#nextInto[this.#lastInto[out]!] = edge;
+      this.#lastInto[out] = edge;
+      if (this.#lastOutOf[input]! < 0) this.#firstOutOf[input] = edge;
+      else this.#nextOutOf[this.#lastOutOf[input]!] = edge;
+      this.#lastOutOf[input] = edge;
       return;
     }
     if (since < this.#edgeSince[edge]!) this.#edgeSince[edge] = since;
@@ -292,10 +317,11 @@ export class ColumnGraph {
 
   /** Columns of a dataset that take part in column lineage (as of `at`). */
   fieldsOf(datasetId: number, at?: Ms): FieldRef[] {
-    const columns = this.#columnsOf.get(datasetId) ?? [];
-    return (at === undefined ? columns : columns.filter((id) => this.#columnSince[id]! <= at)).map((id) =>
-      this.#ref(id),
-    );
+    const result: FieldRef[] = [];
+    for (let id = this.#firstColumn.get(datasetId) ?? -1; id >= 0; id = this.#nextColumn[id]!) {
+      if (at === undefined || this.#columnSince[id]! <= at) result.push(this.#ref(id));
+    }
+    return result;
   }
 
   /** The input columns of a column (as of `at`: with the transformations seen by then). */
@@ -303,7 +329,7 @@ export class ColumnGraph {
     const out = this.#columnId(ref.datasetId, ref.field);
     if (out === undefined) return [];
     const result: ColumnInput[] = [];
-    for (const edge of this.#into.get(out) ?? []) {
+    for (let edge = this.#firstInto[out]!; edge >= 0; edge = this.#nextInto[edge]!) {
       const kinds = this.#edgeKinds[edge]!;
       const sinces = this.#edgeKindSince[edge]!;
       const kindList = typeof kinds === 'number' ? [kinds] : kinds;
@@ -322,7 +348,7 @@ export class ColumnGraph {
     const input = this.#columnId(ref.datasetId, ref.field);
     if (input === undefined) return [];
     const result: FieldRef[] = [];
-    for (const edge of this.#outOf.get(input) ?? []) {
+    for (let edge = this.#firstOutOf[input]!; edge >= 0; edge = this.#nextOutOf[edge]!) {
       if (at === undefined || this.#edgeSince[edge]! <= at) result.push(this.#ref(this.#edgeOut[edge]!));
     }
     return result;

@@ -75,6 +75,16 @@ const CUTOFFS_SQL = `
     ORDER BY first DESC, key LIMIT 1
   ) c`;
 
+/** The present cutoffs of the jobs in `jobIds`, or of every job. */
+export function readCutoffs(
+  db: Queryable,
+  jobIds?: readonly number[],
+): Promise<{ job_id: number; key: string; first: Ms }[]> {
+  return jobIds === undefined
+    ? db.query(CUTOFFS_SQL.replace('unnest($1::int[]) AS j(id)', 'jobs j'))
+    : db.query(CUTOFFS_SQL, [jobIds]);
+}
+
 /**
  * The edges current at `$2` of the jobs (side 'job') or datasets (side 'dataset') in `$1`, in the directions in
  * `$3`: named by an event at or before `$2`, and not retired by a run of the job that completed by `$2` having
@@ -124,11 +134,7 @@ export class LineageGraph {
 
   /** Loads the current graph from the store. */
   async load(db: Queryable): Promise<void> {
-    for (const row of await db.query<{ job_id: number; key: string; first: Ms }>(
-      CUTOFFS_SQL.replace('unnest($1::int[]) AS j(id)', 'jobs j'),
-    )) {
-      this.#cutoff.set(row.job_id, { at: row.first, key: row.key });
-    }
+    for (const row of await readCutoffs(db)) this.#cutoff.set(row.job_id, { at: row.first, key: row.key });
     for (const row of await db.query<{ job_id: number; direction: number; dataset_id: number; at: Ms }>(
       `SELECT job_id, direction, dataset_id, ${MS('last_seen')} AS at FROM lineage_edges`,
     )) {
@@ -167,7 +173,7 @@ export class LineageGraph {
   async refresh(db: Queryable, jobIds: readonly number[]): Promise<void> {
     if (jobIds.length === 0) return;
     const [cutoffs, edges] = await Promise.all([
-      db.query<{ job_id: number; key: string; first: Ms }>(CUTOFFS_SQL, [jobIds]),
+      readCutoffs(db, jobIds),
       db.query<{ job_id: number; direction: number; dataset_id: number; at: Ms }>(
         `SELECT job_id, direction, dataset_id, ${MS('last_seen')} AS at FROM lineage_edges WHERE job_id = ANY($1::int[])`,
         [jobIds],

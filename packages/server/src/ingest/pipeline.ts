@@ -1,5 +1,5 @@
 import { HeadwaterError } from '../errors.js';
-import type { Db } from '../store/db.js';
+import type { Db, Queryable } from '../store/db.js';
 import { isStoreUnavailable, type StoreHealth } from '../store/availability.js';
 import { ModelState } from '../store/model-state.js';
 import { readDelta, type ReadDelta } from '../store/read-delta.js';
@@ -450,10 +450,39 @@ export class IngestPipeline {
     // Only runs the mirror lacks need a read; duplicates need none (see writeBatch).
     state.addRuns(await readRuns(this.#db, state.missingRuns(runUuids)));
     const firstId = state.next.event;
-    const changes = deriveChanges(state, unique, firstId);
+    const next = { ...state.next };
+    let changes = deriveChanges(state, unique, firstId);
+    // Versions the batch would create that the mirror has forgotten are known to the store: learn them and
+    // derive again (derivation changes nothing in the mirror but its id counters, put back first).
+    if (await learnVersions(this.#db, state, changes)) {
+      Object.assign(state.next, next);
+      changes = deriveChanges(state, unique, firstId);
+    }
     const delta = readDelta(changes, state);
     applyChangeset(state, changes);
     state.next.event += unique.length;
     return { unique, firstId, changes, delta };
   }
+}
+
+/**
+ * Reads from the store the versions `changes` would create that the mirror's version caches do not hold, when
+ * they may have forgotten some (see VersionCache), and adds them to the caches. Returns whether any was found:
+ * the batch must then be derived again, so that those events name the stored versions' ids.
+ */
+async function learnVersions(db: Queryable, state: ModelState, changes: Changeset): Promise<boolean> {
+  let found = false;
+  for (const [cache, created, table, owner] of [
+    [state.datasetVersions, changes.datasetVersions, 'dataset_versions', 'dataset_id'],
+    [state.jobVersions, changes.jobVersions, 'job_versions', 'job_id'],
+  ] as const) {
+    if (cache.complete || created.size === 0) continue;
+    const rows = await db.query<{ id: number; owner: number; version: string }>(
+      `SELECT id, ${owner} AS owner, version::text AS version FROM ${table} WHERE version = ANY($1::uuid[])`,
+      [[...created.keys()]],
+    );
+    for (const row of rows) cache.set(row.version, { id: row.id, ownerId: row.owner });
+    found ||= rows.length > 0;
+  }
+  return found;
 }

@@ -139,13 +139,54 @@ export class LruMap<K, V> {
     if (this.#map.size > this.#capacity) {
       const oldest = this.#map.keys().next();
       if (!oldest.done) this.#map.delete(oldest.value);
+      this.evictions++;
     }
+  }
+
+  /** How many entries it has forgotten. */
+  evictions = 0;
+
+  get capacity(): number {
+    return this.#capacity;
   }
 
   get size(): number {
     return this.#map.size;
   }
 }
+
+/**
+ * Dataset or job version ids by version uuid: the newest ones, up to a capacity, so that the mirror does not
+ * grow with history (versions are kept forever; a dataset whose schema keeps changing makes one per change).
+ * While it holds every version the store has (`complete`), a uuid it lacks is a new version; once it has
+ * forgotten some, the writer asks the store about the uuids a batch would create (see
+ * IngestPipeline's #prepare) before it gives them new ids.
+ */
+export class VersionCache extends LruMap<string, VersionRef> {
+  /** Whether the store holds no version that is missing here. */
+  #loadedAll = true;
+
+  get complete(): boolean {
+    return this.#loadedAll && this.evictions === 0;
+  }
+
+  /** Loads the newest versions of `table` (dataset_versions or job_versions), up to the capacity. */
+  async load(db: Queryable, table: 'dataset_versions' | 'job_versions', owner: string): Promise<void> {
+    const rows = await db.query<{ id: number; owner: number; version: string }>(
+      `SELECT id, ${owner} AS owner, version::text AS version FROM ${table} ORDER BY id DESC LIMIT $1`,
+      [this.capacity + 1],
+    );
+    this.#loadedAll = rows.length <= this.capacity;
+    // Oldest first, so that the newest are the most recently used.
+    for (let i = Math.min(rows.length, this.capacity) - 1; i >= 0; i--) {
+      const row = rows[i]!;
+      this.set(row.version, { id: row.id, ownerId: row.owner });
+    }
+  }
+}
+
+/** How many version ids of each kind the mirror keeps (about 150 bytes each). */
+const VERSION_CACHE_SIZE = 200_000;
 
 /** Reads runs (and their inputs and outputs) whose uuid is in the uuid[] parameter `param`. */
 export const RUNS_SQL = (param: string) =>
@@ -160,8 +201,9 @@ export const RUNS_SQL = (param: string) =>
 export const entityKey = (namespaceId: number, name: string): string => `${namespaceId}\u0000${name}`;
 
 /**
- * The writer's mirror of the model. Namespaces, sources, datasets, jobs and version ids are loaded whole at
- * start and kept exact (the writer is the only one that changes them); runs are loaded on demand into an LRU.
+ * The writer's mirror of the model. Namespaces, sources, datasets and jobs are loaded whole at start and kept
+ * exact (the writer is the only one that changes them); the newest version ids are loaded into a cache that asks
+ * the store about what it lacks (see VersionCache); runs are loaded on demand into an LRU.
  * The facet and column-lineage caches let the writer skip upserts that would change nothing, so a miss there
  * costs a write, never correctness; the facets that describe entities are the exception, loaded whole at start
  * (see DESCRIBING_FACETS).
@@ -174,8 +216,8 @@ export class ModelState {
   readonly datasetsById = new Map<number, DatasetRow>();
   readonly jobs = new Map<string, JobRow>();
   readonly jobsById = new Map<number, JobRow>();
-  readonly datasetVersions = new Map<string, VersionRef>();
-  readonly jobVersions = new Map<string, VersionRef>();
+  readonly datasetVersions: VersionCache;
+  readonly jobVersions: VersionCache;
   readonly runs = new LruMap<string, RunRow>(50_000);
   /**
    * `${kind}:${entity}:${name}` -> the latest value of a facet. The facets that describe entities (see
@@ -189,11 +231,19 @@ export class ModelState {
   readonly versionMemo = new LruMap<string, string>(200_000);
   readonly next = { namespace: 1, source: 1, dataset: 1, job: 1, datasetVersion: 1, jobVersion: 1, event: 1 };
 
+  constructor(versionCacheSize = VERSION_CACHE_SIZE) {
+    this.datasetVersions = new VersionCache(versionCacheSize);
+    this.jobVersions = new VersionCache(versionCacheSize);
+  }
+
   /** Loads the exact parts of the mirror from the store. */
   async load(db: Queryable): Promise<void> {
-    const time = (value: unknown): Ms => (value as Date).getTime();
+    // Times are read as numbers (see MS).
+    const time = (value: unknown): Ms => value as number;
     const timeOrNull = (value: unknown): Ms | null => (value === null ? null : time(value));
-    for (const row of await db.query('SELECT id, name, created_at, updated_at, is_hidden FROM namespaces')) {
+    for (const row of await db.query(
+      `SELECT id, name, ${MS('created_at')} AS created_at, ${MS('updated_at')} AS updated_at, is_hidden FROM namespaces`,
+    )) {
       this.addNamespace({
         id: row.id as number,
         name: row.name as string,
@@ -203,7 +253,8 @@ export class ModelState {
       });
     }
     for (const row of await db.query(
-      'SELECT id, name, type, connection_url, created_at, updated_at FROM sources',
+      `SELECT id, name, type, connection_url, ${MS('created_at')} AS created_at, ${MS('updated_at')} AS updated_at
+       FROM sources`,
     )) {
       this.sources.set(row.name as string, {
         id: row.id as number,
@@ -215,8 +266,10 @@ export class ModelState {
       });
     }
     for (const row of await db.query(
-      `SELECT id, namespace_id, name, source_id, description, current_version_id, current_version_time,
-              lifecycle_state, last_modified_at, is_hidden, created_at, updated_at FROM datasets`,
+      `SELECT id, namespace_id, name, source_id, description, current_version_id,
+              ${MS('current_version_time')} AS current_version_time, lifecycle_state,
+              ${MS('last_modified_at')} AS last_modified_at, is_hidden, ${MS('created_at')} AS created_at,
+              ${MS('updated_at')} AS updated_at FROM datasets`,
     )) {
       this.addDataset({
         id: row.id as number,
@@ -237,7 +290,8 @@ export class ModelState {
     }
     for (const row of await db.query(
       `SELECT id, namespace_id, name, simple_name, parent_job_id, type, integration, job_type, description, location,
-              current_version_id, current_version_time, is_hidden, created_at, updated_at FROM jobs`,
+              current_version_id, ${MS('current_version_time')} AS current_version_time, is_hidden,
+              ${MS('created_at')} AS created_at, ${MS('updated_at')} AS updated_at FROM jobs`,
     )) {
       this.addJob({
         id: row.id as number,
@@ -258,27 +312,18 @@ export class ModelState {
         storedUpdatedAt: time(row.updated_at),
       });
     }
-    for (const row of await db.query(
-      'SELECT id, dataset_id, version::text AS version FROM dataset_versions',
-    )) {
-      this.datasetVersions.set(row.version as string, {
-        id: row.id as number,
-        ownerId: row.dataset_id as number,
-      });
-    }
-    for (const row of await db.query('SELECT id, job_id, version::text AS version FROM job_versions')) {
-      this.jobVersions.set(row.version as string, { id: row.id as number, ownerId: row.job_id as number });
-    }
+    await this.datasetVersions.load(db, 'dataset_versions', 'dataset_id');
+    await this.jobVersions.load(db, 'job_versions', 'job_id');
     for (const [kind, table, column] of [
       ['dataset', 'dataset_facets', 'dataset_id'],
       ['job', 'job_facets', 'job_id'],
     ] as const) {
-      for (const row of await db.query<{ id: number; name: string; hash: string; at: Date }>(
-        `SELECT DISTINCT ON (${column}, name) ${column} AS id, name, hash::text AS hash, event_time AS at
+      for (const row of await db.query<{ id: number; name: string; hash: string; at: Ms }>(
+        `SELECT DISTINCT ON (${column}, name) ${column} AS id, name, hash::text AS hash, ${MS('event_time')} AS at
          FROM ${table} WHERE name = ANY($1::text[]) ORDER BY ${column}, name, event_time DESC, hash DESC`,
         [DESCRIBING_FACETS[kind]],
       )) {
-        const at = row.at.getTime();
+        const at = row.at;
         this.facets.set(`${kind}:${row.id}:${row.name}`, { hash: row.hash, latestAt: at, storedAt: at });
       }
     }
