@@ -142,6 +142,50 @@ describe.skipIf(postgres === undefined)('replicas on one PostgreSQL', () => {
     await cleanup();
   });
 
+  it('a follower that missed commits pruned from the feed reloads its state in place and is ready again', async () => {
+    const a = await start();
+    const b = await start();
+    const post = async (runId: string, index: number) => {
+      const response = await fetch(`${a.url}/api/v1/lineage`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(runEvent(runId, index)),
+      });
+      expect(response.status).toBe(201);
+    };
+    const before = randomUUID();
+    await post(before, 1);
+    await until('the follower to show the first commit', async () =>
+      (await servesAll(b.url, [before])) ? true : undefined,
+    );
+    // The follower is cut off while commits go on and the writer prunes them from the feed (as it does after
+    // 15 minutes): the follower will find entries it never read gone.
+    b.process.kill('SIGSTOP');
+    const missed = [randomUUID(), randomUUID(), randomUUID()];
+    for (const [i, runId] of missed.entries()) await post(runId, 2 + i);
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    try {
+      await admin.query('DELETE FROM commit_feed WHERE seq < (SELECT max(seq) FROM commit_feed)');
+    } finally {
+      await admin.end();
+    }
+    b.process.kill('SIGCONT');
+    await until('the follower to reload and serve what it missed', async () =>
+      (await servesAll(b.url, missed)) ? true : undefined,
+    );
+    await until('the follower to be ready again', async () =>
+      (await fetch(`${b.url}/readyz`)).status === 200 ? true : undefined,
+    );
+    expect(await servesAll(b.url, [before])).toBe(true);
+    // And it follows the feed again from there.
+    const after = randomUUID();
+    await post(after, 9);
+    await until('the follower to show a commit after the reload', async () =>
+      (await servesAll(b.url, [after])) ? true : undefined,
+    );
+  });
+
   it('elects one writer; followers serve reads of its commits and forward writes to it', async () => {
     const a = await start();
     const b = await start();

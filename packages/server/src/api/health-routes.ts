@@ -37,7 +37,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void 
     const status = deps.health.status;
     const replication = deps.replication.status;
     const writer = replication.role === 'writer';
-    // A follower serves reads without the writer; one that missed commits must be restarted to reload.
+    // A follower serves reads without the writer; one that missed commits is not ready until it has reloaded.
     const ok = reachable && (!writer || status.available) && replication.missed === undefined;
     return {
       status: ok ? 200 : 503,

@@ -52,43 +52,73 @@ const LOAD_PAGE_ROWS = 50_000;
  */
 export class ColumnGraph {
   /** Dataset -> field -> column id; per column id, its dataset, field and when it was first seen. */
-  readonly #columnIds = new Map<number, Map<string, number>>();
+  #columnIds = new Map<number, Map<string, number>>();
   /** Field names, interned: a warehouse has few distinct names (id, created_at, ...) on many datasets. */
-  readonly #names = new Map<string, string>();
-  readonly #columnDataset: number[] = [];
-  readonly #columnField: string[] = [];
-  readonly #columnSince: number[] = [];
+  #names = new Map<string, string>();
+  #columnDataset: number[] = [];
+  #columnField: string[] = [];
+  #columnSince: number[] = [];
   /**
    * The columns of a dataset, as a list through the column arrays: its first and last column, and per column
    * the next column of its dataset (-1 at the end). Lists in parallel arrays, not an array per key: a million
    * small arrays cost 200 bytes each, the lists 8 bytes an entry.
    */
-  readonly #firstColumn = new Map<number, number>();
-  readonly #lastColumn = new Map<number, number>();
-  readonly #nextColumn: number[] = [];
+  #firstColumn = new Map<number, number>();
+  #lastColumn = new Map<number, number>();
+  #nextColumn: number[] = [];
   /** Transformation kinds, interned: equal kinds are one shared (frozen) object. */
-  readonly #kinds: ColumnTransformation[] = [];
-  readonly #kindIds = new Map<string, number>();
+  #kinds: ColumnTransformation[] = [];
+  #kindIds = new Map<string, number>();
   /** Per edge id: its output and input column, when first seen, and its kinds with when each was first seen. */
-  readonly #edgeOut: number[] = [];
-  readonly #edgeIn: number[] = [];
-  readonly #edgeSince: number[] = [];
-  readonly #edgeKinds: (number | number[])[] = [];
-  readonly #edgeKindSince: (number | number[])[] = [];
+  #edgeOut: number[] = [];
+  #edgeIn: number[] = [];
+  #edgeSince: number[] = [];
+  #edgeKinds: (number | number[])[] = [];
+  #edgeKindSince: (number | number[])[] = [];
   /**
    * The edges into a column (its inputs) and out of it (the outputs it feeds), in arrival order, as lists: per
    * column its first and last edge (-1: none), per edge the next edge into the same column / out of the same
    * column (-1 at the end).
    */
-  readonly #firstInto: number[] = [];
-  readonly #lastInto: number[] = [];
-  readonly #firstOutOf: number[] = [];
-  readonly #lastOutOf: number[] = [];
-  readonly #nextInto: number[] = [];
-  readonly #nextOutOf: number[] = [];
+  #firstInto: number[] = [];
+  #lastInto: number[] = [];
+  #firstOutOf: number[] = [];
+  #lastOutOf: number[] = [];
+  #nextInto: number[] = [];
+  #nextOutOf: number[] = [];
   /** Dataset -> input column -> its dataset-level edge (see DATASET_FIELD); input column -> those datasets. */
-  readonly #wholeInto = new Map<number, Map<number, WholeEdge>>();
-  readonly #wholeOutOf = new Map<number, Set<number>>();
+  #wholeInto = new Map<number, Map<number, WholeEdge>>();
+  #wholeOutOf = new Map<number, Set<number>>();
+
+  /**
+   * Takes over everything `other` holds, at once (synchronously, so readers never see a mix): how a replica
+   * that fell too far behind the commit feed swaps in a graph it loaded aside. `other` is not used after.
+   */
+  adopt(other: ColumnGraph): void {
+    this.#columnIds = other.#columnIds;
+    this.#names = other.#names;
+    this.#columnDataset = other.#columnDataset;
+    this.#columnField = other.#columnField;
+    this.#columnSince = other.#columnSince;
+    this.#firstColumn = other.#firstColumn;
+    this.#lastColumn = other.#lastColumn;
+    this.#nextColumn = other.#nextColumn;
+    this.#kinds = other.#kinds;
+    this.#kindIds = other.#kindIds;
+    this.#edgeOut = other.#edgeOut;
+    this.#edgeIn = other.#edgeIn;
+    this.#edgeSince = other.#edgeSince;
+    this.#edgeKinds = other.#edgeKinds;
+    this.#edgeKindSince = other.#edgeKindSince;
+    this.#firstInto = other.#firstInto;
+    this.#lastInto = other.#lastInto;
+    this.#firstOutOf = other.#firstOutOf;
+    this.#lastOutOf = other.#lastOutOf;
+    this.#nextInto = other.#nextInto;
+    this.#nextOutOf = other.#nextOutOf;
+    this.#wholeInto = other.#wholeInto;
+    this.#wholeOutOf = other.#wholeOutOf;
+  }
 
   /** Loads every column edge from the store, a page at a time. */
   async load(db: Queryable): Promise<void> {

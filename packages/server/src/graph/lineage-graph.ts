@@ -122,15 +122,29 @@ const edgesAsOfSql = (side: 'job' | 'dataset') => `
  */
 export class LineageGraph {
   /** job -> dataset -> last seen, for inputs (reads) and outputs (writes). Current edges only. */
-  readonly #reads = new Map<number, Map<number, LastSeen>>();
-  readonly #writes = new Map<number, Map<number, LastSeen>>();
+  #reads = new Map<number, Map<number, LastSeen>>();
+  #writes = new Map<number, Map<number, LastSeen>>();
   /** dataset -> jobs reading / writing it. */
-  readonly #readers = new Map<number, Set<number>>();
-  readonly #writers = new Map<number, Set<number>>();
+  #readers = new Map<number, Set<number>>();
+  #writers = new Map<number, Set<number>>();
   /** job -> the completion that sets its present cutoff. */
-  readonly #cutoff = new Map<number, Cutoff>();
-  readonly #hiddenJobs = new Set<number>();
-  readonly #hiddenDatasets = new Set<number>();
+  #cutoff = new Map<number, Cutoff>();
+  #hiddenJobs = new Set<number>();
+  #hiddenDatasets = new Set<number>();
+
+  /**
+   * Takes over everything `other` holds, at once (synchronously, so readers never see a mix): how a replica
+   * that fell too far behind the commit feed swaps in a graph it loaded aside. `other` is not used after.
+   */
+  adopt(other: LineageGraph): void {
+    this.#reads = other.#reads;
+    this.#writes = other.#writes;
+    this.#readers = other.#readers;
+    this.#writers = other.#writers;
+    this.#cutoff = other.#cutoff;
+    this.#hiddenJobs = other.#hiddenJobs;
+    this.#hiddenDatasets = other.#hiddenDatasets;
+  }
 
   /** Loads the current graph from the store. */
   async load(db: Queryable): Promise<void> {

@@ -1,5 +1,5 @@
-import type { ColumnGraph } from '../graph/column-graph.js';
-import type { LineageGraph } from '../graph/lineage-graph.js';
+import { ColumnGraph } from '../graph/column-graph.js';
+import { LineageGraph } from '../graph/lineage-graph.js';
 import type { Db, Queryable } from '../store/db.js';
 import type { FeedEntry, ReadDelta } from '../store/read-delta.js';
 import { ReadModel } from '../store/read-model.js';
@@ -15,7 +15,10 @@ export interface ReadSideStatus {
   readonly feedEnd: number;
   /** When the last entry applied was committed (ms since the epoch), if known. */
   readonly appliedCommittedAt: number | undefined;
-  /** Set when entries this replica never applied were pruned from the feed: it must be restarted to reload. */
+  /**
+   * Set while entries this replica never applied have been pruned from the feed, until it has reloaded its
+   * state from the store (it does so by itself).
+   */
   readonly missed: string | undefined;
 }
 
@@ -91,6 +94,8 @@ export class ReadSide {
     return this.#locked(async () => {
       if (seq <= this.#applied) return;
       if (seq > this.#applied + 1) await this.#catchUp(seq - 1);
+      // A reload while catching up may have brought this very entry.
+      if (seq <= this.#applied) return;
       await this.#apply(seq, { kind: 'batch', delta }, Date.now());
     });
   }
@@ -123,15 +128,39 @@ export class ReadSide {
         [this.#applied, until],
       );
       if (rows.length === 0) return;
-      for (const row of rows) {
-        if (row.seq !== this.#applied + 1 && this.#missed === undefined) {
-          this.#missed = `commit-feed entries ${this.#applied + 1}-${row.seq - 1} were pruned before this replica read them`;
-          this.#onError(undefined, `${this.#missed}; restart it to reload its state from the store`);
-        }
-        await this.#apply(row.seq, row.entry, row.committed_at.getTime());
+      if (rows[0]!.seq !== this.#applied + 1) {
+        this.#missed = `commit-feed entries ${this.#applied + 1}-${rows[0]!.seq - 1} were pruned before this replica read them`;
+        this.#onError(undefined, `${this.#missed}; reloading its state from the store`);
+        await this.#reload();
+        continue;
       }
+      for (const row of rows) await this.#apply(row.seq, row.entry, row.committed_at.getTime());
       if (rows.length < FEED_PAGE) return;
     }
+  }
+
+  /**
+   * Reloads the read model and both graphs from the store, as a replica does at start, aside (readers go on
+   * with what they have meanwhile), and swaps them in at once; entries after the feed's end as read first are
+   * then applied on top (applying an entry twice changes nothing).
+   */
+  async #reload(): Promise<void> {
+    const feedEnd = await ReadSide.feedEnd(this.#db);
+    const model = await ReadModel.load(this.#db);
+    const graph = new LineageGraph();
+    await graph.load(this.#db);
+    const columnGraph = new ColumnGraph();
+    await columnGraph.load(this.#db);
+    this.model.copy(model);
+    this.#graph.adopt(graph);
+    this.#columnGraph.adopt(columnGraph);
+    this.#refresh.clear();
+    this.#applied = feedEnd;
+    if (feedEnd > this.#feedEnd) this.#feedEnd = feedEnd;
+    this.#missed = undefined;
+    // Cached answers are of the state replaced.
+    for (const listener of this.#exclusiveListeners) listener();
+    this.#onError(undefined, `reloaded the state from the store, up to commit ${feedEnd}`);
   }
 
   /** Notes the feed's last entry as seen by a poll (for the lag in /readyz). */

@@ -8,7 +8,7 @@ export type Role = 'writer' | 'follower';
 /** How often a follower tries the writer lock, and every replica polls the feed besides LISTEN. */
 const TICK_MS = 1_000;
 
-/** Commit-feed entries older than this are pruned by the writer (a replica further behind must restart). */
+/** Commit-feed entries older than this are pruned by the writer (a replica further behind reloads its state). */
 const FEED_RETENTION = '15 minutes';
 /** How often the writer prunes the feed. */
 const PRUNE_EVERY_MS = 60_000;
