@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { chooseEmbeddedEngine, openEmbeddedDb } from '../src/store/db.js';
-import { processRuns } from '../src/store/embedded-postgres.js';
+import { findPostgresBinaries, processRuns } from '../src/store/embedded-postgres.js';
 import { spawnServer, type ChildServer } from './helpers/child-server.js';
 import {
   privatePostgresUnavailable,
@@ -23,6 +23,15 @@ const unavailable = privatePostgresUnavailable();
 if (unavailable && process.env.CI === 'true')
   throw new Error(`CI must run the availability tests: ${unavailable}`);
 if (unavailable) console.warn(`Skipping the availability tests: ${unavailable}.`);
+
+// The embedded store's own PostgreSQL needs only the binaries npm installs (an optional dependency).
+const noBinaries =
+  (await findPostgresBinaries()) === undefined
+    ? `no PostgreSQL binaries from npm for ${process.platform}-${process.arch}`
+    : undefined;
+if (noBinaries && process.env.CI === 'true')
+  throw new Error(`CI must run the embedded PostgreSQL tests: ${noBinaries}`);
+if (noBinaries) console.warn(`Skipping the embedded PostgreSQL tests: ${noBinaries}.`);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -277,7 +286,7 @@ describe.skipIf(unavailable !== undefined).each(['postgres', 'pglite'] as const)
   },
 );
 
-describe.skipIf(unavailable !== undefined)("the embedded store's own PostgreSQL", () => {
+describe.skipIf(noBinaries !== undefined)("the embedded store's own PostgreSQL", () => {
   let dataDir: string;
   let server: ChildServer | undefined;
   let output = '';
@@ -364,7 +373,7 @@ describe('the embedded engine chosen for a data dir', () => {
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   });
 
-  it.skipIf(unavailable !== undefined)(
+  it.skipIf(noBinaries !== undefined)(
     'keeps PGlite for a data dir that PGlite made, PostgreSQL for a new one',
     async () => {
       const old = await fresh();
@@ -376,7 +385,7 @@ describe('the embedded engine chosen for a data dir', () => {
     60_000,
   );
 
-  it.skipIf(process.getuid?.() !== 0 || unavailable !== undefined)(
+  it.skipIf(process.getuid?.() !== 0 || noBinaries !== undefined)(
     'falls back to PGlite, saying why, where the user PostgreSQL runs as cannot reach the data dir',
     async () => {
       // mkdtemp makes a folder only root may enter; the data dir is inside it.

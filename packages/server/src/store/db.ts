@@ -7,6 +7,7 @@ import { startEmbeddedWorker } from './embedded-db.js';
 import {
   cannotRunOn,
   findPostgresBinaries,
+  processRuns,
   startEmbeddedPostgres,
   type EmbeddedPostgresLog,
   type PostgresBinaries,
@@ -242,7 +243,7 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && processRuns(owner)) {
         throw new HeadwaterError(
           'STORE_UNAVAILABLE',
           `The data dir ${dataDir} is in use by process ${owner}. Stop that server or pass another --data-dir.`,
@@ -253,15 +254,6 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
     }
   }
   throw new HeadwaterError('STORE_UNAVAILABLE', `Could not lock the data dir ${dataDir}.`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
