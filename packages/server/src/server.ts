@@ -162,20 +162,22 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     const applied = await ReadSide.feedEnd(db);
     const writing = (await db.lead(undefined)) !== undefined;
     const state = new ModelState();
-    let readModel: ReadModel;
-    if (writing) {
-      await state.load(db);
-      // The mirror, just loaded, is exactly what is committed: the read model starts as a copy of it.
-      readModel = new ReadModel();
-      readModel.copy(state);
-    } else {
-      // A follower needs no writer's mirror until it takes over (the pipeline builds it then).
-      readModel = await ReadModel.load(db);
-    }
     const graph = new LineageGraph();
-    await graph.load(db);
     const columnGraph = new ColumnGraph();
-    await columnGraph.load(db);
+    // The loads are independent: at once, the store reads one while this process takes in another.
+    const [readModel] = await Promise.all([
+      writing
+        ? state.load(db).then(() => {
+            // The mirror, just loaded, is exactly what is committed: the read model starts as a copy of it.
+            const model = new ReadModel();
+            model.copy(state);
+            return model;
+          })
+        : // A follower needs no writer's mirror until it takes over (the pipeline builds it then).
+          ReadModel.load(db),
+      graph.load(db),
+      columnGraph.load(db),
+    ]);
     const health = new StoreHealth({
       probe: () => db.probe(),
       onChange: (status, error) => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCutoffs } from '../src/graph/lineage-graph.js';
 import { backends, startServer } from './helpers/backends.js';
+import { random } from './helpers/random.js';
 
 /**
  * The reference: every completion of every job, compared at once (what start-up read before it read a few
@@ -15,17 +16,6 @@ const REFERENCE_SQL = `
     UNION ALL
     SELECT job_id, 'job@' || event_hash, event_time FROM job_sightings WHERE kind = 0 AND run_uuid IS NULL
   ) c ORDER BY job_id, first DESC, key`;
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Runs of 8 jobs that overlap, complete out of order, fail, never finish, learn of an earlier START after they

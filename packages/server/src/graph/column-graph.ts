@@ -1,6 +1,8 @@
 import type { ReadDelta } from '../store/read-delta.js';
 import type { Queryable } from '../store/db.js';
 import { MS, type Ms } from '../store/model-state.js';
+import { readAll, selectColumns } from '../store/paged-read.js';
+import { float64s, int32s } from './growable.js';
 
 /** A column: dataset id and field name. */
 export interface FieldRef {
@@ -36,8 +38,71 @@ interface WholeEdge {
   readonly since: Ms[];
 }
 
-/** Rows read per query at start, so the transient memory of a load stays bounded. */
-const LOAD_PAGE_ROWS = 50_000;
+/** The transformations of an edge that has more than one, with when each was first seen. */
+interface KindList {
+  readonly kinds: number[];
+  readonly since: Ms[];
+}
+
+/** What a {@link ColumnGraph} holds, in one object so that a graph loaded aside is swapped in at once. */
+class Storage {
+  /** Dataset -> field -> column id. */
+  readonly columnIds = new Map<number, Map<string, number>>();
+  /** Field names, interned (a warehouse has few distinct names, id, created_at..., on many datasets): id -> name. */
+  readonly names: string[] = [];
+  readonly nameIds = new Map<string, number>();
+  /** Per column id: its dataset, its field's name id, when it was first seen. */
+  readonly columnDataset = int32s();
+  readonly columnName = int32s();
+  readonly columnSince = float64s();
+  /**
+   * The columns of a dataset, as a list through the column arrays: its first and last column, and per column
+   * the next column of its dataset (-1 at the end).
+   */
+  readonly firstColumn = new Map<number, number>();
+  readonly lastColumn = new Map<number, number>();
+  readonly nextColumn = int32s();
+  /** Transformation kinds, interned: equal kinds are one shared (frozen) object. */
+  readonly kinds: ColumnTransformation[] = [];
+  readonly kindIds = new Map<string, number>();
+  /**
+   * Per edge id: its output and input column and when it was first seen; its kind (a kind id, or -(i + 1) for
+   * `kindLists[i]` when it has several) and when that kind was first seen.
+   */
+  readonly edgeOut = int32s();
+  readonly edgeIn = int32s();
+  readonly edgeSince = float64s();
+  readonly edgeKind = int32s();
+  readonly edgeKindSince = float64s();
+  readonly kindLists: KindList[] = [];
+  /**
+   * The edges into a column (its inputs) and out of it (the outputs it feeds), in arrival order, as lists: per
+   * column its first and last edge (-1: none), per edge the next edge into the same column / out of the same
+   * column (-1 at the end).
+   */
+  readonly firstInto = int32s();
+  readonly lastInto = int32s();
+  readonly firstOutOf = int32s();
+  readonly lastOutOf = int32s();
+  readonly nextInto = int32s();
+  readonly nextOutOf = int32s();
+  /** Dataset -> input column -> its dataset-level edge (see DATASET_FIELD); input column -> those datasets. */
+  readonly wholeInto = new Map<number, Map<number, WholeEdge>>();
+  readonly wholeOutOf = new Map<number, Set<number>>();
+
+  /** Makes room for `edges` edges and as many columns, so that a load does not grow the arrays again and again. */
+  reserve(edges: number): void {
+    for (const array of [this.edgeOut, this.edgeIn, this.edgeSince, this.edgeKind, this.edgeKindSince]) {
+      array.reserve(edges);
+    }
+    for (const array of [this.nextInto, this.nextOutOf]) array.reserve(edges);
+    for (const array of [this.columnDataset, this.columnName, this.columnSince, this.nextColumn]) {
+      array.reserve(edges);
+    }
+    for (const array of [this.firstInto, this.lastInto, this.firstOutOf, this.lastOutOf])
+      array.reserve(edges);
+  }
+}
 
 /**
  * Column-level lineage kept in memory, in both directions: output column -> its input columns with their
@@ -45,118 +110,74 @@ const LOAD_PAGE_ROWS = 50_000;
  * updated after every commit, like the job-level graph. Column lineage is never retired, so the graph as of an
  * event time `at` is the edges first seen by then.
  *
- * Memory follows the column edges of the graph (never the number of events): columns and transformation kinds
- * are interned once, and edges and the lists of edges per column are parallel arrays of numbers: about 60 bytes
- * an edge and 100 a column, because a warehouse's column lineage runs to millions of edges, a Map of objects per
- * edge cost 1.6 KB each and seconds to load, and an array of edge ids per column 200 bytes a column.
+ * Memory follows the column edges of the graph (never the number of events): columns, names and transformation
+ * kinds are interned once, and columns, edges and the lists of edges per column are parallel typed arrays, about
+ * 36 bytes an edge and 36 a column plus the per-dataset map of its columns' names, because a warehouse's column
+ * lineage runs to millions of edges: a Map of objects per edge cost 1.6 KB each and seconds to load, an array of
+ * edge ids per column 200 bytes a column, and JavaScript arrays of numbers twice these bytes, with the backing
+ * stores left behind by each growth as garbage at start.
  */
 export class ColumnGraph {
-  /** Dataset -> field -> column id; per column id, its dataset, field and when it was first seen. */
-  #columnIds = new Map<number, Map<string, number>>();
-  /** Field names, interned: a warehouse has few distinct names (id, created_at, ...) on many datasets. */
-  #names = new Map<string, string>();
-  #columnDataset: number[] = [];
-  #columnField: string[] = [];
-  #columnSince: number[] = [];
-  /**
-   * The columns of a dataset, as a list through the column arrays: its first and last column, and per column
-   * the next column of its dataset (-1 at the end). Lists in parallel arrays, not an array per key: a million
-   * small arrays cost 200 bytes each, the lists 8 bytes an entry.
-   */
-  #firstColumn = new Map<number, number>();
-  #lastColumn = new Map<number, number>();
-  #nextColumn: number[] = [];
-  /** Transformation kinds, interned: equal kinds are one shared (frozen) object. */
-  #kinds: ColumnTransformation[] = [];
-  #kindIds = new Map<string, number>();
-  /** Per edge id: its output and input column, when first seen, and its kinds with when each was first seen. */
-  #edgeOut: number[] = [];
-  #edgeIn: number[] = [];
-  #edgeSince: number[] = [];
-  #edgeKinds: (number | number[])[] = [];
-  #edgeKindSince: (number | number[])[] = [];
-  /**
-   * The edges into a column (its inputs) and out of it (the outputs it feeds), in arrival order, as lists: per
-   * column its first and last edge (-1: none), per edge the next edge into the same column / out of the same
-   * column (-1 at the end).
-   */
-  #firstInto: number[] = [];
-  #lastInto: number[] = [];
-  #firstOutOf: number[] = [];
-  #lastOutOf: number[] = [];
-  #nextInto: number[] = [];
-  #nextOutOf: number[] = [];
-  /** Dataset -> input column -> its dataset-level edge (see DATASET_FIELD); input column -> those datasets. */
-  #wholeInto = new Map<number, Map<number, WholeEdge>>();
-  #wholeOutOf = new Map<number, Set<number>>();
+  #s = new Storage();
+  /** The last output column and kind looked up (in the storage they belong to): the next edge's, mostly. */
+  #lastOutput = { storage: undefined as Storage | undefined, datasetId: -1, field: '', id: -1 };
+  #lastKind = {
+    storage: undefined as Storage | undefined,
+    type: '',
+    subtype: '',
+    description: null as string | null,
+    masking: false,
+    id: -1,
+  };
 
   /**
    * Takes over everything `other` holds, at once (synchronously, so readers never see a mix): how a replica
    * that fell too far behind the commit feed swaps in a graph it loaded aside. `other` is not used after.
    */
   adopt(other: ColumnGraph): void {
-    this.#columnIds = other.#columnIds;
-    this.#names = other.#names;
-    this.#columnDataset = other.#columnDataset;
-    this.#columnField = other.#columnField;
-    this.#columnSince = other.#columnSince;
-    this.#firstColumn = other.#firstColumn;
-    this.#lastColumn = other.#lastColumn;
-    this.#nextColumn = other.#nextColumn;
-    this.#kinds = other.#kinds;
-    this.#kindIds = other.#kindIds;
-    this.#edgeOut = other.#edgeOut;
-    this.#edgeIn = other.#edgeIn;
-    this.#edgeSince = other.#edgeSince;
-    this.#edgeKinds = other.#edgeKinds;
-    this.#edgeKindSince = other.#edgeKindSince;
-    this.#firstInto = other.#firstInto;
-    this.#lastInto = other.#lastInto;
-    this.#firstOutOf = other.#firstOutOf;
-    this.#lastOutOf = other.#lastOutOf;
-    this.#nextInto = other.#nextInto;
-    this.#nextOutOf = other.#nextOutOf;
-    this.#wholeInto = other.#wholeInto;
-    this.#wholeOutOf = other.#wholeOutOf;
+    this.#s = other.#s;
   }
 
   /** Loads every column edge from the store, a page at a time. */
   async load(db: Queryable): Promise<void> {
-    let after: [number, string, number, string, string, string] | undefined;
-    for (;;) {
-      const rows = await db.query<ColumnEdgeRow>(
-        `SELECT output_dataset_id, output_field, input_dataset_id, input_field, transformation_type,
-                transformation_subtype, transformation_description, masking, ${MS('first_seen')} AS first_seen
-         FROM column_lineage
-         ${after ? 'WHERE (output_dataset_id, output_field, input_dataset_id, input_field, transformation_type, transformation_subtype) > ($1, $2, $3, $4, $5, $6)' : ''}
-         ORDER BY output_dataset_id, output_field, input_dataset_id, input_field, transformation_type, transformation_subtype
-         LIMIT ${LOAD_PAGE_ROWS}`,
-        after ?? [],
-      );
-      for (const row of rows) {
-        this.#add(
-          row.output_dataset_id,
-          row.output_field,
-          row.input_dataset_id,
-          row.input_field,
-          row.transformation_type,
-          row.transformation_subtype,
-          row.transformation_description,
-          row.masking,
-          row.first_seen,
-        );
-      }
-      const last = rows.at(-1);
-      if (!last || rows.length < LOAD_PAGE_ROWS) return;
-      after = [
-        last.output_dataset_id,
-        last.output_field,
-        last.input_dataset_id,
-        last.input_field,
-        last.transformation_type,
-        last.transformation_subtype,
-      ];
-    }
+    const [count] = await db.query<{ edges: number }>('SELECT count(*)::int AS edges FROM column_lineage');
+    this.#s.reserve(count?.edges ?? 0);
+    await readAll<ColumnEdgeRow>(
+      db,
+      {
+        ...selectColumns<ColumnEdgeRow>(
+          [
+            ['output_dataset_id', 'number'],
+            ['output_field', 'text'],
+            ['input_dataset_id', 'number'],
+            ['input_field', 'text'],
+            ['transformation_type', 'text'],
+            ['transformation_subtype', 'text'],
+            ['transformation_description', 'text'],
+            ['masking', 'boolean'],
+            ['first_seen', 'number', MS('first_seen')],
+          ],
+          'column_lineage',
+        ),
+        key: EDGE_KEY,
+        keyOf: (row) => EDGE_KEY.map((column) => row[column]),
+      },
+      (rows) => {
+        for (const row of rows) {
+          this.#add(
+            row.output_dataset_id,
+            row.output_field,
+            row.input_dataset_id,
+            row.input_field,
+            row.transformation_type,
+            row.transformation_subtype,
+            row.transformation_description,
+            row.masking,
+            row.first_seen,
+          );
+        }
+      },
+    );
   }
 
   /** Takes in a committed changeset. */
@@ -165,41 +186,72 @@ export class ColumnGraph {
   }
 
   #columnId(datasetId: number, field: string): number | undefined {
-    return this.#columnIds.get(datasetId)?.get(field);
+    return this.#s.columnIds.get(datasetId)?.get(field);
+  }
+
+  /** {@link #column} for an output column. */
+  #outputColumn(datasetId: number, field: string, since: Ms): number {
+    const s = this.#s;
+    // Edges arrive grouped by output column (the store's key order): the output just looked up comes again.
+    const last = this.#lastOutput;
+    if (last.datasetId === datasetId && last.field === field && last.storage === s) {
+      if (since < s.columnSince.values[last.id]!) s.columnSince.values[last.id] = since;
+      return last.id;
+    }
+    const id = this.#column(datasetId, field, since);
+    this.#lastOutput = { storage: s, datasetId, field, id };
+    return id;
   }
 
   #column(datasetId: number, field: string, since: Ms): number {
-    let fields = this.#columnIds.get(datasetId);
-    if (!fields) this.#columnIds.set(datasetId, (fields = new Map<string, number>()));
+    const s = this.#s;
+    let fields = s.columnIds.get(datasetId);
+    if (!fields) s.columnIds.set(datasetId, (fields = new Map<string, number>()));
     let id = fields.get(field);
     if (id === undefined) {
-      let name = this.#names.get(field);
-      if (name === undefined) this.#names.set(field, (name = field));
-      id = this.#columnDataset.length;
-      fields.set(name, id);
-      this.#columnDataset.push(datasetId);
-      this.#columnField.push(name);
-      this.#columnSince.push(since);
-      this.#firstInto.push(-1);
-      this.#lastInto.push(-1);
-      this.#firstOutOf.push(-1);
-      this.#lastOutOf.push(-1);
-      this.#nextColumn.push(-1);
-      const last = this.#lastColumn.get(datasetId);
-      if (last === undefined) this.#firstColumn.set(datasetId, id);
-      else this.#nextColumn[last] = id;
-      this.#lastColumn.set(datasetId, id);
-    } else if (since < this.#columnSince[id]!) this.#columnSince[id] = since;
+      let name = s.nameIds.get(field);
+      if (name === undefined) s.nameIds.set(field, (name = s.names.push(field) - 1));
+      id = s.columnDataset.push(datasetId);
+      fields.set(s.names[name]!, id);
+      s.columnName.push(name);
+      s.columnSince.push(since);
+      s.firstInto.push(-1);
+      s.lastInto.push(-1);
+      s.firstOutOf.push(-1);
+      s.lastOutOf.push(-1);
+      s.nextColumn.push(-1);
+      const last = s.lastColumn.get(datasetId);
+      if (last === undefined) s.firstColumn.set(datasetId, id);
+      else s.nextColumn.values[last] = id;
+      s.lastColumn.set(datasetId, id);
+    } else if (since < s.columnSince.values[id]!) s.columnSince.values[id] = since;
     return id;
   }
 
   #kind(type: string, subtype: string, description: string | null, masking: boolean): number {
+    const s = this.#s;
+    // A graph has a handful of kinds, and the edges of a column mostly share one.
+    const last = this.#lastKind;
+    if (
+      last.storage === s &&
+      last.type === type &&
+      last.subtype === subtype &&
+      last.description === description &&
+      last.masking === masking
+    )
+      return last.id;
+    const id = this.#lookUpKind(type, subtype, description, masking);
+    this.#lastKind = { storage: s, type, subtype, description, masking, id };
+    return id;
+  }
+
+  #lookUpKind(type: string, subtype: string, description: string | null, masking: boolean): number {
+    const s = this.#s;
     const key = `${type}\u0000${subtype}\u0000${description ?? '\u0001'}\u0000${masking}`;
-    let id = this.#kindIds.get(key);
+    let id = s.kindIds.get(key);
     if (id === undefined) {
-      id = this.#kinds.length;
-      this.#kinds.push(Object.freeze({ type, subtype, description, masking }));
-      this.#kindIds.set(key, id);
+      id = s.kinds.push(Object.freeze({ type, subtype, description, masking })) - 1;
+      s.kindIds.set(key, id);
     }
     return id;
   }
@@ -224,55 +276,67 @@ export class ColumnGraph {
       );
       return;
     }
-    const out = this.#column(outDataset, outField, since);
+    const s = this.#s;
+    const out = this.#outputColumn(outDataset, outField, since);
     const input = this.#column(inDataset, inField, since);
     // An output column has a handful of inputs: a scan beats a map keyed by edge.
-    let edge = this.#firstInto[out]!;
-    while (edge >= 0 && this.#edgeIn[edge] !== input) edge = this.#nextInto[edge]!;
+    let edge = s.firstInto.values[out]!;
+    while (edge >= 0 && s.edgeIn.values[edge] !== input) edge = s.nextInto.values[edge]!;
     if (edge < 0) {
-      edge = this.#edgeOut.length;
-      this.#edgeOut.push(out);
-      this.#edgeIn.push(input);
-      this.#edgeSince.push(since);
-      this.#edgeKinds.push(this.#kind(type, subtype, description, masking));
-      this.#edgeKindSince.push(since);
-      this.#nextInto.push(-1);
-      this.#nextOutOf.push(-1);
-      if (this.#lastInto[out]! < 0) this.#firstInto[out] = edge;
-      else this.#nextInto[this.#lastInto[out]!] = edge;
-      this.#lastInto[out] = edge;
-      if (this.#lastOutOf[input]! < 0) this.#firstOutOf[input] = edge;
-      else this.#nextOutOf[this.#lastOutOf[input]!] = edge;
-      this.#lastOutOf[input] = edge;
+      edge = s.edgeOut.push(out);
+      s.edgeIn.push(input);
+      s.edgeSince.push(since);
+      s.edgeKind.push(this.#kind(type, subtype, description, masking));
+      s.edgeKindSince.push(since);
+      s.nextInto.push(-1);
+      s.nextOutOf.push(-1);
+      const lastInto = s.lastInto.values[out]!;
+      if (lastInto < 0) s.firstInto.values[out] = edge;
+      else s.nextInto.values[lastInto] = edge;
+      s.lastInto.values[out] = edge;
+      const lastOutOf = s.lastOutOf.values[input]!;
+      if (lastOutOf < 0) s.firstOutOf.values[input] = edge;
+      else s.nextOutOf.values[lastOutOf] = edge;
+      s.lastOutOf.values[input] = edge;
       return;
     }
-    if (since < this.#edgeSince[edge]!) this.#edgeSince[edge] = since;
+    if (since < s.edgeSince.values[edge]!) s.edgeSince.values[edge] = since;
     // A transformation is one per type and subtype: the first seen keeps its description.
-    const kinds = this.#edgeKinds[edge]!;
-    const sinces = this.#edgeKindSince[edge]!;
-    const kindList = typeof kinds === 'number' ? [kinds] : kinds;
-    const sinceList = typeof sinces === 'number' ? [sinces] : sinces;
-    const index = kindList.findIndex(
-      (id) => this.#kinds[id]!.type === type && this.#kinds[id]!.subtype === subtype,
-    );
+    const { kinds, since: sinces } = this.#kindsOf(edge);
+    const index = kinds.findIndex((id) => s.kinds[id]!.type === type && s.kinds[id]!.subtype === subtype);
     if (index >= 0) {
-      if (since < sinceList[index]!) sinceList[index] = since;
-    } else {
-      kindList.push(this.#kind(type, subtype, description, masking));
-      sinceList.push(since);
+      if (since >= sinces[index]!) return;
+      if (kinds.length === 1) s.edgeKindSince.values[edge] = since;
+      else sinces[index] = since;
+      return;
     }
-    this.#edgeKinds[edge] = kindList.length === 1 ? kindList[0]! : kindList;
-    this.#edgeKindSince[edge] = sinceList.length === 1 ? sinceList[0]! : sinceList;
+    const kind = this.#kind(type, subtype, description, masking);
+    const list = s.edgeKind.values[edge]!;
+    if (list >= 0) {
+      s.edgeKind.values[edge] =
+        -(s.kindLists.push({ kinds: [...kinds, kind], since: [...sinces, since] }) - 1) - 1;
+    } else {
+      s.kindLists[-list - 1]!.kinds.push(kind);
+      s.kindLists[-list - 1]!.since.push(since);
+    }
+  }
+
+  /** The kinds of an edge with when each was first seen (the lists themselves when it has several). */
+  #kindsOf(edge: number): KindList {
+    const s = this.#s;
+    const kind = s.edgeKind.values[edge]!;
+    return kind >= 0 ? { kinds: [kind], since: [s.edgeKindSince.values[edge]!] } : s.kindLists[-kind - 1]!;
   }
 
   #addWhole(outDataset: number, input: number, kind: number, since: Ms): void {
-    let inputs = this.#wholeInto.get(outDataset);
-    if (!inputs) this.#wholeInto.set(outDataset, (inputs = new Map<number, WholeEdge>()));
+    const s = this.#s;
+    let inputs = s.wholeInto.get(outDataset);
+    if (!inputs) s.wholeInto.set(outDataset, (inputs = new Map<number, WholeEdge>()));
     const edge = inputs.get(input);
     if (!edge) {
       inputs.set(input, { kinds: [kind], since: [since] });
-      let outputs = this.#wholeOutOf.get(input);
-      if (!outputs) this.#wholeOutOf.set(input, (outputs = new Set<number>()));
+      let outputs = s.wholeOutOf.get(input);
+      if (!outputs) s.wholeOutOf.set(input, (outputs = new Set<number>()));
       outputs.add(outDataset);
       return;
     }
@@ -289,10 +353,10 @@ export class ColumnGraph {
    */
   datasetInputsOf(datasetId: number, at?: Ms): ColumnInput[] {
     const result: ColumnInput[] = [];
-    for (const [input, edge] of this.#wholeInto.get(datasetId) ?? []) {
+    for (const [input, edge] of this.#s.wholeInto.get(datasetId) ?? []) {
       const transformations = edge.kinds
         .filter((_, index) => at === undefined || edge.since[index]! <= at)
-        .map((kind) => this.#kinds[kind]!);
+        .map((kind) => this.#s.kinds[kind]!);
       if (transformations.length > 0) result.push({ ...this.#ref(input), transformations });
     }
     return result;
@@ -302,10 +366,10 @@ export class ColumnGraph {
   datasetsInfluencedBy(ref: FieldRef, at?: Ms): number[] {
     const input = this.#columnId(ref.datasetId, ref.field);
     if (input === undefined) return [];
-    return [...(this.#wholeOutOf.get(input) ?? [])].filter(
+    return [...(this.#s.wholeOutOf.get(input) ?? [])].filter(
       (dataset) =>
         at === undefined ||
-        this.#wholeInto
+        this.#s.wholeInto
           .get(dataset)!
           .get(input)!
           .since.some((t) => t <= at),
@@ -342,44 +406,46 @@ export class ColumnGraph {
   };
 
   #ref(column: number): FieldRef {
-    return { datasetId: this.#columnDataset[column]!, field: this.#columnField[column]! };
+    const s = this.#s;
+    return { datasetId: s.columnDataset.values[column]!, field: s.names[s.columnName.values[column]!]! };
   }
 
   /** Columns of a dataset that take part in column lineage (as of `at`). */
   fieldsOf(datasetId: number, at?: Ms): FieldRef[] {
+    const s = this.#s;
     const result: FieldRef[] = [];
-    for (let id = this.#firstColumn.get(datasetId) ?? -1; id >= 0; id = this.#nextColumn[id]!) {
-      if (at === undefined || this.#columnSince[id]! <= at) result.push(this.#ref(id));
+    for (let id = s.firstColumn.get(datasetId) ?? -1; id >= 0; id = s.nextColumn.values[id]!) {
+      if (at === undefined || s.columnSince.values[id]! <= at) result.push(this.#ref(id));
     }
     return result;
   }
 
   /** The input columns of a column (as of `at`: with the transformations seen by then). */
   inputsOf(ref: FieldRef, at?: Ms): ColumnInput[] {
+    const s = this.#s;
     const out = this.#columnId(ref.datasetId, ref.field);
     if (out === undefined) return [];
     const result: ColumnInput[] = [];
-    for (let edge = this.#firstInto[out]!; edge >= 0; edge = this.#nextInto[edge]!) {
-      const kinds = this.#edgeKinds[edge]!;
-      const sinces = this.#edgeKindSince[edge]!;
-      const kindList = typeof kinds === 'number' ? [kinds] : kinds;
-      const sinceList = typeof sinces === 'number' ? [sinces] : sinces;
+    for (let edge = s.firstInto.values[out]!; edge >= 0; edge = s.nextInto.values[edge]!) {
+      const { kinds, since } = this.#kindsOf(edge);
       const transformations: ColumnTransformation[] = [];
-      kindList.forEach((kind, index) => {
-        if (at === undefined || sinceList[index]! <= at) transformations.push(this.#kinds[kind]!);
+      kinds.forEach((kind, index) => {
+        if (at === undefined || since[index]! <= at) transformations.push(s.kinds[kind]!);
       });
-      if (transformations.length > 0) result.push({ ...this.#ref(this.#edgeIn[edge]!), transformations });
+      if (transformations.length > 0) result.push({ ...this.#ref(s.edgeIn.values[edge]!), transformations });
     }
     return result;
   }
 
   /** The columns a column feeds (as of `at`). */
   outputsOf(ref: FieldRef, at?: Ms): FieldRef[] {
+    const s = this.#s;
     const input = this.#columnId(ref.datasetId, ref.field);
     if (input === undefined) return [];
     const result: FieldRef[] = [];
-    for (let edge = this.#firstOutOf[input]!; edge >= 0; edge = this.#nextOutOf[edge]!) {
-      if (at === undefined || this.#edgeSince[edge]! <= at) result.push(this.#ref(this.#edgeOut[edge]!));
+    for (let edge = s.firstOutOf.values[input]!; edge >= 0; edge = s.nextOutOf.values[edge]!) {
+      if (at === undefined || s.edgeSince.values[edge]! <= at)
+        result.push(this.#ref(s.edgeOut.values[edge]!));
     }
     return result;
   }
@@ -419,6 +485,16 @@ export class ColumnGraph {
     return reached;
   }
 }
+
+/** The key of column_lineage, the order in which start-up reads it. */
+const EDGE_KEY = [
+  'output_dataset_id',
+  'output_field',
+  'input_dataset_id',
+  'input_field',
+  'transformation_type',
+  'transformation_subtype',
+] as const;
 
 interface ColumnEdgeRow {
   output_dataset_id: number;

@@ -1,6 +1,7 @@
 import type { ReadDelta } from '../store/read-delta.js';
 import type { Queryable } from '../store/db.js';
 import { MS, type Ms } from '../store/model-state.js';
+import { readAll } from '../store/paged-read.js';
 
 /** Which way to walk from the start node. */
 export type LineageDirection = 'upstream' | 'downstream' | 'both';
@@ -75,14 +76,25 @@ const CUTOFFS_SQL = `
     ORDER BY first DESC, key LIMIT 1
   ) c`;
 
-/** The present cutoffs of the jobs in `jobIds`, or of every job. */
-export function readCutoffs(
-  db: Queryable,
-  jobIds?: readonly number[],
-): Promise<{ job_id: number; key: string; first: Ms }[]> {
-  return jobIds === undefined
-    ? db.query(CUTOFFS_SQL.replace('unnest($1::int[]) AS j(id)', 'jobs j'))
-    : db.query(CUTOFFS_SQL, [jobIds]);
+type CutoffRow = { job_id: number; key: string; first: Ms };
+
+/** The present cutoffs of the jobs in `jobIds`, or of every job (in pages of jobs). */
+export async function readCutoffs(db: Queryable, jobIds?: readonly number[]): Promise<CutoffRow[]> {
+  if (jobIds !== undefined) return db.query(CUTOFFS_SQL, [jobIds]);
+  const all: CutoffRow[] = [];
+  await readAll<CutoffRow>(
+    db,
+    {
+      select: CUTOFFS_SQL.replace('unnest($1::int[]) AS j(id)', 'jobs j'),
+      key: ['j.id'],
+      keyOf: (row) => [row.job_id],
+      fromText: (f) => ({ job_id: Number(f[0]), key: f[1]!, first: Number(f[2]) }),
+    },
+    (rows) => {
+      for (const row of rows) all.push(row);
+    },
+  );
+  return all;
 }
 
 /**
@@ -149,11 +161,24 @@ export class LineageGraph {
   /** Loads the current graph from the store. */
   async load(db: Queryable): Promise<void> {
     for (const row of await readCutoffs(db)) this.#cutoff.set(row.job_id, { at: row.first, key: row.key });
-    for (const row of await db.query<{ job_id: number; direction: number; dataset_id: number; at: Ms }>(
-      `SELECT job_id, direction, dataset_id, ${MS('last_seen')} AS at FROM lineage_edges`,
-    )) {
-      this.#addSighting(row.job_id, row.direction, row.dataset_id, row.at);
-    }
+    type EdgeRow = { job_id: number; direction: number; dataset_id: number; at: Ms };
+    await readAll<EdgeRow>(
+      db,
+      {
+        select: `SELECT job_id, direction, dataset_id, ${MS('last_seen')} AS at FROM lineage_edges`,
+        key: ['job_id', 'direction', 'dataset_id'],
+        keyOf: (row) => [row.job_id, row.direction, row.dataset_id],
+        fromText: (f) => ({
+          job_id: Number(f[0]),
+          direction: Number(f[1]),
+          dataset_id: Number(f[2]),
+          at: Number(f[3]),
+        }),
+      },
+      (rows) => {
+        for (const row of rows) this.#addSighting(row.job_id, row.direction, row.dataset_id, row.at);
+      },
+    );
     for (const job of await db.query<{ id: number }>('SELECT id FROM jobs WHERE is_hidden')) {
       this.#hiddenJobs.add(job.id);
     }

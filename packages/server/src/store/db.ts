@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import { CopyTextParser, type TextRow } from './copy-text.js';
 import { HeadwaterError } from '../errors.js';
 import { startEmbeddedWorker } from './embedded-db.js';
 import {
@@ -25,6 +27,12 @@ export interface Queryable {
     params?: readonly unknown[],
     name?: string,
   ): Promise<Row[]>;
+  /**
+   * Streams the rows of a SELECT without parameters through `COPY (...) TO STDOUT`, a batch of rows at a time,
+   * as text (see CopyTextParser): how start-up reads whole tables fast. PostgreSQL only; PGlite has no COPY to a
+   * stream, and its loads read in pages instead (see readAll).
+   */
+  copyRows?(select: string, take: (rows: TextRow[]) => void): Promise<void>;
 }
 
 /**
@@ -355,6 +363,22 @@ export async function openPostgresDb(
   return {
     kind: 'postgres',
     query: (sql, params, name) => run(pool, sql, params, name),
+    async copyRows(select, take) {
+      const client = await pool.connect();
+      let failed: unknown;
+      try {
+        const parser = new CopyTextParser();
+        for await (const chunk of client.query(copyTo(`COPY (${select}) TO STDOUT`)) as AsyncIterable<Buffer>)
+          take(parser.push(chunk));
+        parser.end();
+      } catch (error) {
+        failed = error;
+        throw error;
+      } finally {
+        // A connection left inside a COPY cannot be used again.
+        client.release(failed instanceof Error ? failed : undefined);
+      }
+    },
     transaction: async (fn) => {
       const client = await pool.connect();
       try {

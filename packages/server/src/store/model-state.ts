@@ -1,4 +1,5 @@
 import type { Queryable } from './db.js';
+import { readAll, readPaged, selectColumns, type BulkColumn } from './paged-read.js';
 import type { RunStateAggregate, TerminalState } from '../ingest/run-state.js';
 
 /** Ms since the epoch. */
@@ -172,16 +173,23 @@ export class VersionCache extends LruMap<string, VersionRef> {
 
   /** Loads the newest versions of `table` (dataset_versions or job_versions), up to the capacity. */
   async load(db: Queryable, table: 'dataset_versions' | 'job_versions', owner: string): Promise<void> {
-    const rows = await db.query<{ id: number; owner: number; version: string }>(
-      `SELECT id, ${owner} AS owner, version::text AS version FROM ${table} ORDER BY id DESC LIMIT $1`,
-      [this.capacity + 1],
+    let read = 0;
+    // Oldest first, so that the newest are the most recently used; one more than fits, to learn whether all do.
+    await readPaged<{ id: number; owner: number; version: string }>(
+      db,
+      {
+        select: `SELECT id, ${owner} AS owner, version::text AS version FROM ${table}`,
+        where: `id >= coalesce((SELECT id FROM ${table} ORDER BY id DESC OFFSET $1 LIMIT 1), 0)`,
+        params: [this.capacity],
+        key: ['id'],
+        keyOf: (row) => [row.id],
+      },
+      (rows) => {
+        read += rows.length;
+        for (const row of rows) this.set(row.version, { id: row.id, ownerId: row.owner });
+      },
     );
-    this.#loadedAll = rows.length <= this.capacity;
-    // Oldest first, so that the newest are the most recently used.
-    for (let i = Math.min(rows.length, this.capacity) - 1; i >= 0; i--) {
-      const row = rows[i]!;
-      this.set(row.version, { id: row.id, ownerId: row.owner });
-    }
+    this.#loadedAll = read <= this.capacity;
   }
 }
 
@@ -265,68 +273,129 @@ export class ModelState {
         updatedAt: time(row.updated_at),
       });
     }
-    for (const row of await db.query(
-      `SELECT id, namespace_id, name, source_id, description, current_version_id,
-              ${MS('current_version_time')} AS current_version_time, lifecycle_state,
-              ${MS('last_modified_at')} AS last_modified_at, is_hidden, ${MS('created_at')} AS created_at,
-              ${MS('updated_at')} AS updated_at FROM datasets`,
-    )) {
-      this.addDataset({
-        id: row.id as number,
-        namespaceId: row.namespace_id as number,
-        name: row.name as string,
-        sourceId: row.source_id as number,
-        description: row.description as string | null,
-        currentVersionId: row.current_version_id as number | null,
-        currentVersionTime: timeOrNull(row.current_version_time),
-        lifecycleState: row.lifecycle_state as string | null,
-        lastModifiedAt: timeOrNull(row.last_modified_at),
-        isHidden: row.is_hidden as boolean,
-        createdAt: time(row.created_at),
-        updatedAt: time(row.updated_at),
-        storedUpdatedAt: time(row.updated_at),
-        storedVersionTime: timeOrNull(row.current_version_time),
-      });
-    }
-    for (const row of await db.query(
-      `SELECT id, namespace_id, name, simple_name, parent_job_id, type, integration, job_type, description, location,
-              current_version_id, ${MS('current_version_time')} AS current_version_time, is_hidden,
-              ${MS('created_at')} AS created_at, ${MS('updated_at')} AS updated_at FROM jobs`,
-    )) {
-      this.addJob({
-        id: row.id as number,
-        namespaceId: row.namespace_id as number,
-        name: row.name as string,
-        simpleName: row.simple_name as string,
-        parentJobId: row.parent_job_id as number | null,
-        type: row.type as string,
-        integration: row.integration as string | null,
-        jobType: row.job_type as string | null,
-        description: row.description as string | null,
-        location: row.location as string | null,
-        currentVersionId: row.current_version_id as number | null,
-        currentVersionTime: timeOrNull(row.current_version_time),
-        isHidden: row.is_hidden as boolean,
-        createdAt: time(row.created_at),
-        updatedAt: time(row.updated_at),
-        storedUpdatedAt: time(row.updated_at),
-      });
-    }
-    await this.datasetVersions.load(db, 'dataset_versions', 'dataset_id');
-    await this.jobVersions.load(db, 'job_versions', 'job_id');
-    for (const [kind, table, column] of [
-      ['dataset', 'dataset_facets', 'dataset_id'],
-      ['job', 'job_facets', 'job_id'],
-    ] as const) {
-      for (const row of await db.query<{ id: number; name: string; hash: string; at: Ms }>(
-        `SELECT DISTINCT ON (${column}, name) ${column} AS id, name, hash::text AS hash, ${MS('event_time')} AS at
-         FROM ${table} WHERE name = ANY($1::text[]) ORDER BY ${column}, name, event_time DESC, hash DESC`,
-        [DESCRIBING_FACETS[kind]],
-      )) {
-        const at = row.at;
-        this.facets.set(`${kind}:${row.id}:${row.name}`, { hash: row.hash, latestAt: at, storedAt: at });
-      }
-    }
+    const byId = { key: ['id'], keyOf: (row: Record<string, unknown>) => [row.id] };
+    const times = (...names: string[]): BulkColumn[] => names.map((name) => [name, 'number', MS(name)]);
+    const datasets = readAll(
+      db,
+      {
+        ...selectColumns<Record<string, unknown>>(
+          [
+            ['id', 'number'],
+            ['namespace_id', 'number'],
+            ['name', 'text'],
+            ['source_id', 'number'],
+            ['description', 'text'],
+            ['current_version_id', 'number'],
+            ['lifecycle_state', 'text'],
+            ['is_hidden', 'boolean'],
+            ...times('current_version_time', 'last_modified_at', 'created_at', 'updated_at'),
+          ],
+          'datasets',
+        ),
+        ...byId,
+      },
+      (rows) => {
+        for (const row of rows) {
+          this.addDataset({
+            id: row.id as number,
+            namespaceId: row.namespace_id as number,
+            name: row.name as string,
+            sourceId: row.source_id as number,
+            description: row.description as string | null,
+            currentVersionId: row.current_version_id as number | null,
+            currentVersionTime: timeOrNull(row.current_version_time),
+            lifecycleState: row.lifecycle_state as string | null,
+            lastModifiedAt: timeOrNull(row.last_modified_at),
+            isHidden: row.is_hidden as boolean,
+            createdAt: time(row.created_at),
+            updatedAt: time(row.updated_at),
+            storedUpdatedAt: time(row.updated_at),
+            storedVersionTime: timeOrNull(row.current_version_time),
+          });
+        }
+      },
+    );
+    const jobs = readAll(
+      db,
+      {
+        ...selectColumns<Record<string, unknown>>(
+          [
+            ['id', 'number'],
+            ['namespace_id', 'number'],
+            ['name', 'text'],
+            ['simple_name', 'text'],
+            ['parent_job_id', 'number'],
+            ['type', 'text'],
+            ['integration', 'text'],
+            ['job_type', 'text'],
+            ['description', 'text'],
+            ['location', 'text'],
+            ['current_version_id', 'number'],
+            ['is_hidden', 'boolean'],
+            ...times('current_version_time', 'created_at', 'updated_at'),
+          ],
+          'jobs',
+        ),
+        ...byId,
+      },
+      (rows) => {
+        for (const row of rows) {
+          this.addJob({
+            id: row.id as number,
+            namespaceId: row.namespace_id as number,
+            name: row.name as string,
+            simpleName: row.simple_name as string,
+            parentJobId: row.parent_job_id as number | null,
+            type: row.type as string,
+            integration: row.integration as string | null,
+            jobType: row.job_type as string | null,
+            description: row.description as string | null,
+            location: row.location as string | null,
+            currentVersionId: row.current_version_id as number | null,
+            currentVersionTime: timeOrNull(row.current_version_time),
+            isHidden: row.is_hidden as boolean,
+            createdAt: time(row.created_at),
+            updatedAt: time(row.updated_at),
+            storedUpdatedAt: time(row.updated_at),
+          });
+        }
+      },
+    );
+    // Independent reads, at once: the store works on one while this process takes in another.
+    await Promise.all([
+      datasets,
+      jobs,
+      this.datasetVersions.load(db, 'dataset_versions', 'dataset_id'),
+      this.jobVersions.load(db, 'job_versions', 'job_id'),
+      ...(
+        [
+          ['dataset', 'dataset_facets', 'dataset_id'],
+          ['job', 'job_facets', 'job_id'],
+        ] as const
+      ).map(([kind, table, column]) =>
+        readAll<{ id: number; name: string; hash: string; at: Ms }>(
+          db,
+          {
+            select: `SELECT DISTINCT ON (${column}, name) ${column} AS id, name, hash::text AS hash,
+                            ${MS('event_time')} AS at FROM ${table}`,
+            // Constant names, written in: a bulk read takes no parameters.
+            where: `name IN (${DESCRIBING_FACETS[kind].map((name) => `'${name}'`).join(', ')})`,
+            fromText: (f) => ({ id: Number(f[0]), name: f[1]!, hash: f[2]!, at: Number(f[3]) }),
+            key: [column, 'name'],
+            keyOf: (row) => [row.id, row.name],
+            orderBy: `${column}, name, event_time DESC, hash DESC`,
+          },
+          (rows) => {
+            for (const row of rows)
+              this.facets.set(`${kind}:${row.id}:${row.name}`, {
+                hash: row.hash,
+                latestAt: row.at,
+                storedAt: row.at,
+              });
+          },
+        ),
+      ),
+    ]);
     const [max] = await db.query<Record<string, number | null>>(
       `SELECT (SELECT max(id) FROM namespaces) AS namespace, (SELECT max(id) FROM sources) AS source,
               (SELECT max(id) FROM datasets) AS dataset, (SELECT max(id) FROM jobs) AS job,

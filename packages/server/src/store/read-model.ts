@@ -1,5 +1,6 @@
 import type { Queryable } from './db.js';
 import type { ReadDelta } from './read-delta.js';
+import { readAll, selectColumns, type BulkColumn } from './paged-read.js';
 import { entityKey } from './model-state.js';
 
 /** A namespace as readers see it. */
@@ -126,22 +127,35 @@ export class ReadModel implements Catalog<NamespaceRef, EntityRef, JobRef> {
     ))
       model.setNamespace({ id: row.id, name: row.name, isHidden: row.is_hidden });
     type Row = { id: number; namespace_id: number; name: string; is_hidden: boolean; type: string };
-    for (const row of await db.query<Row>('SELECT id, namespace_id, name, is_hidden FROM datasets'))
-      model.#setDataset({
-        id: row.id,
-        namespaceId: row.namespace_id,
-        name: row.name,
-        isHidden: row.is_hidden,
-      });
-    for (const row of await db.query<Row>('SELECT id, namespace_id, name, is_hidden, type FROM jobs')) {
-      model.#setJob({
-        id: row.id,
-        namespaceId: row.namespace_id,
-        name: row.name,
-        isHidden: row.is_hidden,
-        type: row.type,
-      });
-    }
+    const byId = { key: ['id'], keyOf: (row: Row) => [row.id] };
+    const columns: BulkColumn[] = [
+      ['id', 'number'],
+      ['namespace_id', 'number'],
+      ['name', 'text'],
+      ['is_hidden', 'boolean'],
+    ];
+    await Promise.all([
+      readAll<Row>(db, { ...selectColumns<Row>(columns, 'datasets'), ...byId }, (rows) => {
+        for (const row of rows)
+          model.#setDataset({
+            id: row.id,
+            namespaceId: row.namespace_id,
+            name: row.name,
+            isHidden: row.is_hidden,
+          });
+      }),
+      readAll<Row>(db, { ...selectColumns<Row>([...columns, ['type', 'text']], 'jobs'), ...byId }, (rows) => {
+        for (const row of rows) {
+          model.#setJob({
+            id: row.id,
+            namespaceId: row.namespace_id,
+            name: row.name,
+            isHidden: row.is_hidden,
+            type: row.type,
+          });
+        }
+      }),
+    ]);
     return model;
   }
 
