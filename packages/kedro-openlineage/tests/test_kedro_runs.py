@@ -397,3 +397,36 @@ def test_headwater_ingest_reads_the_file_sink(project, headwater: Headwater) -> 
     assert "12 events read from 1 file: 12 stored, 0 failed" in ingest.stdout + ingest.stderr
     headwater.wait_for_run_state(project.namespace, PARENT, "COMPLETED")
     assert headwater.runs(project.namespace, PARENT)[0]["id"] == result.events()[0]["run"]["runId"]
+
+
+def test_declared_against_observed_lineage_after_a_partial_run(project, headwater: Headwater) -> None:
+    ns = project.namespace
+    push = subprocess.run([str(KEDRO), "openlineage", "push"], cwd=project.root, capture_output=True, text=True,
+                          env={**project_env(project), "OPENLINEAGE_URL": headwater.url}, timeout=120, check=False)
+    assert push.returncode == 0, push.stdout + push.stderr
+    # The push alone makes the pipeline the nodes' parent job.
+    assert headwater.get(f"/api/v1/namespaces/{ns}/jobs/check")["parentJobName"] == PARENT
+    result = project.run("--nodes", "ingestion.type_companies,ingestion.filter_rated", url=headwater.url)
+    assert result.returncode == 0, result.output
+    headwater.wait_for_run_state(ns, PARENT, "COMPLETED")
+    headwater.wait_for_run_state(ns, "ingestion.filter_rated", "COMPLETED")
+    answer = headwater.get("/api/v1/analysis/declared-lineage", nodeId=f"job:{ns}:{PARENT}")
+    runs = {event["job"]["name"]: event["run"]["runId"] for event in result.events()}
+    assert [(j["job"], j["run"] and j["run"]["id"], j["declared"], j["observed"], j["notObserved"], j["undeclared"])
+            for j in answer["jobs"]] == [
+        (f"job:{ns}:{PARENT}", runs[PARENT], 0, 0, 0, 0),
+        (f"job:{ns}:check", None, 2, 0, 2, 0),
+        (f"job:{ns}:ingestion.filter_rated", runs["ingestion.filter_rated"], 2, 2, 0, 0),
+        (f"job:{ns}:ingestion.join_reviews", None, 3, 0, 3, 0),
+        (f"job:{ns}:ingestion.type_companies", runs["ingestion.type_companies"], 2, 2, 0, 0),
+        (f"job:{ns}:summarise", None, 2, 0, 2, 0),
+    ]
+    edge = lambda job, direction, name: {"job": f"job:{ns}:{job}", "direction": direction,  # noqa: E731
+                                         "dataset": f"dataset:{ns}:{name}"}
+    assert answer["declaredNotObserved"] == [
+        edge("check", "input", "model_input"), edge("check", "output", "checked"),
+        edge("ingestion.join_reviews", "input", "ingestion.rated"), edge("ingestion.join_reviews", "input", "reviews"),
+        edge("ingestion.join_reviews", "output", "model_input"),
+        edge("summarise", "input", "checked"), edge("summarise", "output", "report"),
+    ]
+    assert answer["observedNotDeclared"] == []

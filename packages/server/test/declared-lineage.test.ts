@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeclaredLineageResult } from '../src/analysis/declared.js';
 import { declaredCommand } from '../src/cli/declared.js';
-import type { CommandIo } from '../src/cli/http.js';
 import { apiOf } from './helpers/api.js';
+import { runCommand } from './helpers/cli.js';
 import { backends, startServer } from './helpers/backends.js';
 import { checkResponse, documentedRoutes, type DocumentedRoute } from './helpers/openapi.js';
 import { MINUTE, PRODUCER, T0, at, runEvent } from './read-scenario.js';
@@ -233,15 +233,12 @@ describe.each(backends())('declared against observed lineage on the $name store'
   });
 
   it('prints the same answer from the CLI, and --fail-on any exits 1 when edges differ', async () => {
-    let stdout = '';
-    let stderr = '';
-    const io: CommandIo = {
-      stdout: { write: (text: string) => (stdout += text) },
-      stderr: { write: (text: string) => (stderr += text) },
-      env: {},
-    };
-    expect(await declaredCommand([job('train'), '--url', ctx.url, '--fail-on', 'any'], io)).toBe(1);
-    expect(stderr).toBe('headwater declared: 2 edges differ (--fail-on any).\n');
+    const failing = await runCommand(declaredCommand, [job('train'), '--url', ctx.url, '--fail-on', 'any']);
+    expect([failing.code, failing.stderr]).toEqual([
+      1,
+      'headwater declared: 2 edges differ (--fail-on any).\n',
+    ]);
+    const stdout = failing.stdout;
     expect(stdout).toContain(
       `Declared against observed lineage of ${job('train')} at ${at(T0 + 11 * MINUTE)}`,
     );
@@ -250,10 +247,10 @@ describe.each(backends())('declared against observed lineage on the $name store'
     expect(stdout).toMatch(
       new RegExp(`Observed, never declared:\\nJOB +EDGE +DATASET\\n${NS}:train +output +${NS}:metrics\\n`),
     );
-    stdout = '';
-    expect(await declaredCommand([job('clean'), '--url', ctx.url, '--json'], io)).toBe(0);
-    expect(JSON.parse(stdout)).toEqual(await declared({ nodeId: job('clean') }));
-    expect(await declaredCommand([job('clean'), '--fail-on', 'some'], io)).toBe(2);
+    const json = await runCommand(declaredCommand, [job('clean'), '--url', ctx.url, '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(await declared({ nodeId: job('clean') }));
+    expect((await runCommand(declaredCommand, [job('clean'), '--fail-on', 'some'])).code).toBe(2);
   });
 
   it('refuses what is not a job, and a job it does not know', async () => {
