@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import KEDRO, Headwater, free_port
+from conftest import KEDRO, Headwater, free_port, great_expectations
 from kedro_openlineage.tracker import run_uuid
 
 NODES = ["ingestion.type_companies", "ingestion.filter_rated", "ingestion.join_reviews", "check", "summarise"]
@@ -430,3 +430,32 @@ def test_declared_against_observed_lineage_after_a_partial_run(project, headwate
         edge("summarise", "input", "checked"), edge("summarise", "output", "report"),
     ]
     assert answer["observedNotDeclared"] == []
+
+
+def test_great_expectations_results_reach_headwater(project, headwater: Headwater) -> None:
+    great_expectations()
+    result = project.run("--pipeline", "gx", url=headwater.url)
+    assert result.returncode == 0, result.output
+    jobs = by_job(result.events())
+    assert states(jobs["gx_check"]) == ["START", "COMPLETE"]
+    facet = dataset(jobs["gx_check"][1], "inputs", "companies")["inputFacets"]["dataQualityAssertions"]
+    suite = "Great Expectations suite companies_suite"
+    assert [{k: v for k, v in a.items() if v not in (None, {})} for a in facet["assertions"]] == [
+        {"assertion": "expect_column_values_to_not_be_null", "success": True, "column": "name", "severity": "error",
+         "description": suite, "expected": "true", "actual": "0 unexpected of 5"},
+        {"assertion": "expect_column_values_to_be_between", "success": False, "column": "rating", "severity": "warn",
+         "name": "rating_in_range", "description": suite, "expected": "min_value=2, max_value=5",
+         "actual": "1 unexpected of 5 (e.g. 1)"},
+        {"assertion": "expect_table_row_count_to_be_between", "success": False, "severity": "error",
+         "description": suite, "expected": "min_value=10", "actual": "5"},
+    ]
+    ns = project.namespace
+    headwater.wait_for_run_state(ns, "gx_check", "COMPLETED")
+    quality = headwater.get(f"/api/v1/namespaces/{ns}/datasets/companies/quality")
+    assert [(a["assertion"], a["column"], a["name"], a["latest"]["success"], a["latest"]["severity"],
+             a["latest"]["expected"], a["latest"]["actual"]) for a in quality["assertions"]] == [
+        ("expect_column_values_to_be_between", "rating", "rating_in_range", False, "warn", "min_value=2, max_value=5",
+         "1 unexpected of 5 (e.g. 1)"),
+        ("expect_table_row_count_to_be_between", "", None, False, "error", "min_value=10", "5"),
+        ("expect_column_values_to_not_be_null", "name", None, True, "error", "true", "0 unexpected of 5"),
+    ]
