@@ -240,3 +240,21 @@ def great_expectations() -> Any:
         pytest.skip("great_expectations is not installed: pip install 'great_expectations>=1,<2' "
                     "(ci/run-tests.sh does) to run the Great Expectations tests")
     return gx
+
+
+def pyspark() -> Any:
+    """PySpark (with the Java 17 it needs), which ci/run-tests.sh installs: CI must have it; elsewhere the tests
+    that need it skip, saying how to install it."""
+    import shutil as _shutil
+
+    try:
+        import pyspark as spark
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            raise
+        pytest.skip("pyspark is not installed: pip install 'pyspark>=4,<5' (ci/run-tests.sh does) to run the Spark test")
+    if _shutil.which("java") is None:
+        if os.environ.get("CI") == "true":
+            raise RuntimeError("CI=true but java is missing: Spark needs Java 17")
+        pytest.skip("java is missing: Spark needs Java 17 (apt-get install -y openjdk-17-jre-headless)")
+    return spark

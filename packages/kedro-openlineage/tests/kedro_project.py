@@ -1,7 +1,8 @@
 """A small Kedro project written from code: pandas CSV and Parquet datasets, a namespaced modular pipeline,
 parameters, a MemoryDataset, a transcoded dataset, catalog metadata, a node that records assertions and a catalog
 validator (Kedro's own `validator:`) on model_input, and a pipeline `gx` whose node validates companies with Great
-Expectations (imported only when that node runs)."""
+Expectations (imported only when that node runs), and a pipeline `spark` whose node outputs a Spark DataFrame (a local
+Spark session started by that node)."""
 
 from __future__ import annotations
 
@@ -108,12 +109,12 @@ FILES = {
     f"src/{PACKAGE}/pipeline_registry.py": """
         from kedro.pipeline import Pipeline
 
-        from .pipelines import gx_check, ingestion, reporting
+        from .pipelines import gx_check, ingestion, reporting, spark
 
 
         def register_pipelines() -> dict[str, Pipeline]:
             pipelines = {"ingestion": ingestion.create_pipeline(), "reporting": reporting.create_pipeline(),
-                         "gx": gx_check.create_pipeline()}
+                         "gx": gx_check.create_pipeline(), "spark": spark.create_pipeline()}
             pipelines["__default__"] = pipelines["ingestion"] + pipelines["reporting"]
             return pipelines
         """,
@@ -192,6 +193,33 @@ FILES = {
 
         def create_pipeline() -> Pipeline:
             return Pipeline([Node(gx_check, "companies", None, name="gx_check")])
+        """,
+    f"src/{PACKAGE}/pipelines/spark.py": """
+        import pandas as pd
+        from kedro.pipeline import Node, Pipeline
+
+
+        def to_spark(companies: pd.DataFrame):
+            from pyspark.sql import SparkSession
+
+            spark = (SparkSession.builder.master("local[1]").appName("lineage-demo")
+                     .config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1")
+                     .config("spark.driver.bindAddress", "127.0.0.1").getOrCreate())
+            rows = [(int(r.id), str(r.name), float(r.rating)) for r in companies.itertuples()]
+            return spark.createDataFrame(rows, "id long, name string, rating double")
+
+
+        def summarise_spark(frame) -> pd.DataFrame:
+            rows = frame.count()
+            frame.sparkSession.stop()
+            return pd.DataFrame({"rows": [rows]})
+
+
+        def create_pipeline() -> Pipeline:
+            return Pipeline([
+                Node(to_spark, "companies", "spark_companies", name="to_spark"),
+                Node(summarise_spark, "spark_companies", "spark_summary", name="summarise_spark"),
+            ])
         """,
     f"src/{PACKAGE}/pipelines/reporting.py": """
         import pandas as pd

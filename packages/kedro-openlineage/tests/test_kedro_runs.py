@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import KEDRO, Headwater, free_port, great_expectations
+from conftest import KEDRO, Headwater, free_port, great_expectations, pyspark
 from kedro_openlineage.tracker import run_uuid
 
 NODES = ["ingestion.type_companies", "ingestion.filter_rated", "ingestion.join_reviews", "check", "summarise"]
@@ -459,3 +459,20 @@ def test_great_expectations_results_reach_headwater(project, headwater: Headwate
         ("expect_table_row_count_to_be_between", "", None, False, "error", "min_value=10", "5"),
         ("expect_column_values_to_not_be_null", "name", None, True, "error", "true", "0 unexpected of 5"),
     ]
+
+
+def test_a_spark_dataframe_output_gets_its_schema(project, headwater: Headwater) -> None:
+    pyspark()
+    result = project.run("--pipeline", "spark", url=headwater.url)
+    assert result.returncode == 0, result.output
+    jobs = by_job(result.events())
+    assert states(jobs["to_spark"]) == ["START", "COMPLETE"]
+    output = dataset(jobs["to_spark"][1], "outputs", "spark_companies")
+    assert [(f["name"], f["type"]) for f in output["facets"]["schema"]["fields"]] == [
+        ("id", "bigint"), ("name", "string"), ("rating", "double")]
+    # No row count: counting a Spark frame would run a job.
+    assert "outputStatistics" not in output.get("outputFacets", {})
+    ns = project.namespace
+    headwater.wait_for_run_state(ns, "summarise_spark", "COMPLETED")
+    fields = headwater.get(f"/api/v1/namespaces/{ns}/datasets/spark_companies")["fields"]
+    assert [(f["name"], f["type"]) for f in fields] == [("id", "bigint"), ("name", "string"), ("rating", "double")]
