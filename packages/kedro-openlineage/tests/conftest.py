@@ -229,32 +229,30 @@ def strict_headwater(tmp_path: Path) -> Iterator[Headwater]:
     shutil.rmtree(server.data_dir, ignore_errors=True)
 
 
+
+def _missing(message: str) -> None:
+    """A test needs what is not installed: in CI a failure (CI must run it), elsewhere a skip saying so."""
+    if os.environ.get("CI") == "true":
+        raise RuntimeError(f"CI=true but {message}")
+    pytest.skip(message)
+
+
 def great_expectations() -> Any:
-    """GX Core, which ci/run-tests.sh installs (the `test` extra): CI must have it; elsewhere the tests that need it
-    skip, saying how to install it."""
+    """GX Core, which ci/run-tests.sh installs (the `test` extra)."""
     try:
         import great_expectations as gx
     except ImportError:
-        if os.environ.get("CI") == "true":
-            raise
-        pytest.skip("great_expectations is not installed: pip install 'great_expectations>=1,<2' "
-                    "(ci/run-tests.sh does) to run the Great Expectations tests")
+        _missing("great_expectations is not installed: pip install 'great_expectations>=1,<2' (ci/run-tests.sh "
+                 "does) to run the Great Expectations tests")
     return gx
 
 
 def pyspark() -> Any:
-    """PySpark (with the Java 17 it needs), which ci/run-tests.sh installs: CI must have it; elsewhere the tests
-    that need it skip, saying how to install it."""
-    import shutil as _shutil
-
+    """PySpark, which ci/run-tests.sh installs (the `test` extra), and the Java 17 it needs."""
     try:
         import pyspark as spark
     except ImportError:
-        if os.environ.get("CI") == "true":
-            raise
-        pytest.skip("pyspark is not installed: pip install 'pyspark>=4,<5' (ci/run-tests.sh does) to run the Spark test")
-    if _shutil.which("java") is None:
-        if os.environ.get("CI") == "true":
-            raise RuntimeError("CI=true but java is missing: Spark needs Java 17")
-        pytest.skip("java is missing: Spark needs Java 17 (apt-get install -y openjdk-17-jre-headless)")
+        _missing("pyspark is not installed: pip install 'pyspark>=4,<5' (ci/run-tests.sh does) to run the Spark test")
+    if shutil.which("java") is None:
+        _missing("java is missing: Spark needs Java 17 (apt-get install -y openjdk-17-jre-headless)")
     return spark
