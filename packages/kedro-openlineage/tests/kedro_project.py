@@ -1,6 +1,8 @@
 """A small Kedro project written from code: pandas CSV and Parquet datasets, a namespaced modular pipeline,
 parameters, a MemoryDataset, a transcoded dataset, catalog metadata, a node that records assertions and a catalog
-validator (Kedro's own `validator:`) on model_input."""
+validator (Kedro's own `validator:`) on model_input, and a pipeline `gx` whose node validates companies with Great
+Expectations (imported only when that node runs), and a pipeline `spark` whose node outputs a Spark DataFrame (a local
+Spark session started by that node)."""
 
 from __future__ import annotations
 
@@ -107,11 +109,12 @@ FILES = {
     f"src/{PACKAGE}/pipeline_registry.py": """
         from kedro.pipeline import Pipeline
 
-        from .pipelines import ingestion, reporting
+        from .pipelines import gx_check, ingestion, reporting, spark
 
 
         def register_pipelines() -> dict[str, Pipeline]:
-            pipelines = {"ingestion": ingestion.create_pipeline(), "reporting": reporting.create_pipeline()}
+            pipelines = {"ingestion": ingestion.create_pipeline(), "reporting": reporting.create_pipeline(),
+                         "gx": gx_check.create_pipeline(), "spark": spark.create_pipeline()}
             pipelines["__default__"] = pipelines["ingestion"] + pipelines["reporting"]
             return pipelines
         """,
@@ -161,6 +164,62 @@ FILES = {
                 inputs={"companies", "reviews"},
                 outputs={"model_input"},
             )
+        """,
+    f"src/{PACKAGE}/pipelines/gx_check.py": """
+        import os
+
+        import pandas as pd
+        from kedro.pipeline import Node, Pipeline
+
+        from kedro_openlineage import record_assertions
+
+
+        def gx_check(companies: pd.DataFrame) -> None:
+            os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+            import great_expectations as gx
+
+            context = gx.get_context(mode="ephemeral")
+            batch = (context.data_sources.add_pandas("crm").add_dataframe_asset("companies")
+                     .add_batch_definition_whole_dataframe("all"))
+            suite = context.suites.add(gx.ExpectationSuite(name="companies_suite"))
+            suite.add_expectation(gx.expectations.ExpectColumnValuesToNotBeNull(column="name"))
+            suite.add_expectation(gx.expectations.ExpectColumnValuesToBeBetween(
+                column="rating", min_value=2, max_value=5, severity="warning", meta={"name": "rating_in_range"}))
+            suite.add_expectation(gx.expectations.ExpectTableRowCountToBeBetween(min_value=10))
+            validation = context.validation_definitions.add(
+                gx.ValidationDefinition(name="companies", data=batch, suite=suite))
+            record_assertions("companies", validation.run(batch_parameters={"dataframe": companies}))
+
+
+        def create_pipeline() -> Pipeline:
+            return Pipeline([Node(gx_check, "companies", None, name="gx_check")])
+        """,
+    f"src/{PACKAGE}/pipelines/spark.py": """
+        import pandas as pd
+        from kedro.pipeline import Node, Pipeline
+
+
+        def to_spark(companies: pd.DataFrame):
+            from pyspark.sql import SparkSession
+
+            spark = (SparkSession.builder.master("local[1]").appName("lineage-demo")
+                     .config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1")
+                     .config("spark.driver.bindAddress", "127.0.0.1").getOrCreate())
+            rows = [(int(r.id), str(r.name), float(r.rating)) for r in companies.itertuples()]
+            return spark.createDataFrame(rows, "id long, name string, rating double")
+
+
+        def summarise_spark(frame) -> pd.DataFrame:
+            rows = frame.count()
+            frame.sparkSession.stop()
+            return pd.DataFrame({"rows": [rows]})
+
+
+        def create_pipeline() -> Pipeline:
+            return Pipeline([
+                Node(to_spark, "companies", "spark_companies", name="to_spark"),
+                Node(summarise_spark, "spark_companies", "spark_summary", name="summarise_spark"),
+            ])
         """,
     f"src/{PACKAGE}/pipelines/reporting.py": """
         import pandas as pd

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import KEDRO, Headwater, free_port
+from conftest import KEDRO, Headwater, free_port, great_expectations, pyspark
 from kedro_openlineage.tracker import run_uuid
 
 NODES = ["ingestion.type_companies", "ingestion.filter_rated", "ingestion.join_reviews", "check", "summarise"]
@@ -397,3 +397,82 @@ def test_headwater_ingest_reads_the_file_sink(project, headwater: Headwater) -> 
     assert "12 events read from 1 file: 12 stored, 0 failed" in ingest.stdout + ingest.stderr
     headwater.wait_for_run_state(project.namespace, PARENT, "COMPLETED")
     assert headwater.runs(project.namespace, PARENT)[0]["id"] == result.events()[0]["run"]["runId"]
+
+
+def test_declared_against_observed_lineage_after_a_partial_run(project, headwater: Headwater) -> None:
+    ns = project.namespace
+    push = subprocess.run([str(KEDRO), "openlineage", "push"], cwd=project.root, capture_output=True, text=True,
+                          env={**project_env(project), "OPENLINEAGE_URL": headwater.url}, timeout=120, check=False)
+    assert push.returncode == 0, push.stdout + push.stderr
+    # The push alone makes the pipeline the nodes' parent job.
+    assert headwater.get(f"/api/v1/namespaces/{ns}/jobs/check")["parentJobName"] == PARENT
+    result = project.run("--nodes", "ingestion.type_companies,ingestion.filter_rated", url=headwater.url)
+    assert result.returncode == 0, result.output
+    headwater.wait_for_run_state(ns, PARENT, "COMPLETED")
+    headwater.wait_for_run_state(ns, "ingestion.filter_rated", "COMPLETED")
+    answer = headwater.get("/api/v1/analysis/declared-lineage", nodeId=f"job:{ns}:{PARENT}")
+    runs = {event["job"]["name"]: event["run"]["runId"] for event in result.events()}
+    assert [(j["job"], j["run"] and j["run"]["id"], j["declared"], j["observed"], j["notObserved"], j["undeclared"])
+            for j in answer["jobs"]] == [
+        (f"job:{ns}:{PARENT}", runs[PARENT], 0, 0, 0, 0),
+        (f"job:{ns}:check", None, 2, 0, 2, 0),
+        (f"job:{ns}:ingestion.filter_rated", runs["ingestion.filter_rated"], 2, 2, 0, 0),
+        (f"job:{ns}:ingestion.join_reviews", None, 3, 0, 3, 0),
+        (f"job:{ns}:ingestion.type_companies", runs["ingestion.type_companies"], 2, 2, 0, 0),
+        (f"job:{ns}:summarise", None, 2, 0, 2, 0),
+    ]
+    edge = lambda job, direction, name: {"job": f"job:{ns}:{job}", "direction": direction,  # noqa: E731
+                                         "dataset": f"dataset:{ns}:{name}"}
+    assert answer["declaredNotObserved"] == [
+        edge("check", "input", "model_input"), edge("check", "output", "checked"),
+        edge("ingestion.join_reviews", "input", "ingestion.rated"), edge("ingestion.join_reviews", "input", "reviews"),
+        edge("ingestion.join_reviews", "output", "model_input"),
+        edge("summarise", "input", "checked"), edge("summarise", "output", "report"),
+    ]
+    assert answer["observedNotDeclared"] == []
+
+
+def test_great_expectations_results_reach_headwater(project, headwater: Headwater) -> None:
+    great_expectations()
+    result = project.run("--pipeline", "gx", url=headwater.url)
+    assert result.returncode == 0, result.output
+    jobs = by_job(result.events())
+    assert states(jobs["gx_check"]) == ["START", "COMPLETE"]
+    facet = dataset(jobs["gx_check"][1], "inputs", "companies")["inputFacets"]["dataQualityAssertions"]
+    suite = "Great Expectations suite companies_suite"
+    assert [{k: v for k, v in a.items() if v not in (None, {})} for a in facet["assertions"]] == [
+        {"assertion": "expect_column_values_to_not_be_null", "success": True, "column": "name", "severity": "error",
+         "description": suite, "expected": "true", "actual": "0 unexpected of 5"},
+        {"assertion": "expect_column_values_to_be_between", "success": False, "column": "rating", "severity": "warn",
+         "name": "rating_in_range", "description": suite, "expected": "min_value=2, max_value=5",
+         "actual": "1 unexpected of 5 (e.g. 1)"},
+        {"assertion": "expect_table_row_count_to_be_between", "success": False, "severity": "error",
+         "description": suite, "expected": "min_value=10", "actual": "5"},
+    ]
+    ns = project.namespace
+    headwater.wait_for_run_state(ns, "gx_check", "COMPLETED")
+    quality = headwater.get(f"/api/v1/namespaces/{ns}/datasets/companies/quality")
+    assert [(a["assertion"], a["column"], a["name"], a["latest"]["success"], a["latest"]["severity"],
+             a["latest"]["expected"], a["latest"]["actual"]) for a in quality["assertions"]] == [
+        ("expect_column_values_to_be_between", "rating", "rating_in_range", False, "warn", "min_value=2, max_value=5",
+         "1 unexpected of 5 (e.g. 1)"),
+        ("expect_table_row_count_to_be_between", "", None, False, "error", "min_value=10", "5"),
+        ("expect_column_values_to_not_be_null", "name", None, True, "error", "true", "0 unexpected of 5"),
+    ]
+
+
+def test_a_spark_dataframe_output_gets_its_schema(project, headwater: Headwater) -> None:
+    pyspark()
+    result = project.run("--pipeline", "spark", url=headwater.url)
+    assert result.returncode == 0, result.output
+    jobs = by_job(result.events())
+    assert states(jobs["to_spark"]) == ["START", "COMPLETE"]
+    output = dataset(jobs["to_spark"][1], "outputs", "spark_companies")
+    assert [(f["name"], f["type"]) for f in output["facets"]["schema"]["fields"]] == [
+        ("id", "bigint"), ("name", "string"), ("rating", "double")]
+    # No row count: counting a Spark frame would run a job.
+    assert "outputStatistics" not in output.get("outputFacets", {})
+    ns = project.namespace
+    headwater.wait_for_run_state(ns, "summarise_spark", "COMPLETED")
+    fields = headwater.get(f"/api/v1/namespaces/{ns}/datasets/spark_companies")["fields"]
+    assert [(f["name"], f["type"]) for f in fields] == [("id", "bigint"), ("name", "string"), ("rating", "double")]

@@ -13,26 +13,14 @@ import { rootCauseCommand } from '../src/cli/root-cause.js';
 import { schemaDiffCommand } from '../src/cli/schema-diff.js';
 import { formatTable } from '../src/cli/table.js';
 import { runId, schemaScenario } from './analysis-scenarios.js';
+import { runCommand } from './helpers/cli.js';
 import { backends, startServer } from './helpers/backends.js';
 
 const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli', 'main.js');
 const WAREHOUSE = 'postgres://warehouse.acme.internal:5432';
 const mart = `dataset:${WAREHOUSE}:analytics.marts.revenue_daily`;
 
-type Command = (args: string[], io?: CommandIo) => Promise<number>;
-
-/** Runs a command in-process, capturing what it writes. */
-async function run(command: Command, args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: CommandIo = {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: {},
-  };
-  const code = await command(args, io);
-  return { code, stdout, stderr };
-}
+const run = runCommand;
 
 /** Runs the built CLI; the package must have been built (`npx tsc -b`). */
 function runCli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

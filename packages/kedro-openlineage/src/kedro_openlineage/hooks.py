@@ -23,7 +23,7 @@ from .naming import dataset_name, is_parameter
 from .observe import describe, passthrough_columns
 from .outbox import OutboxReader, OutboxWriter, outbox_dir
 from .tracker import RunTracker, _format_value, now
-from .validation import assertions_from_error, normalise_assertion
+from .validation import assertions_from_error, expand_assertions, normalise_assertion
 from .viz_compat import viz_events, viz_skips, write_viz_file
 
 log = logging.getLogger(__name__)
@@ -273,9 +273,9 @@ class OpenLineageHooks:
 
     # -- validation ----------------------------------------------------------------------------------------------
 
-    def record_assertions(self, dataset: str, assertions: list[dict[str, Any]]) -> bool:
+    def record_assertions(self, dataset: str, assertions: Any) -> bool:
         """See `kedro_openlineage.record_assertions`."""
-        items = [normalise_assertion(item) for item in assertions]
+        items = [normalise_assertion(item) for item in expand_assertions(assertions)]
         name = dataset_name(dataset)
         if getattr(self._local, "node", None):
             self._local.assertions.setdefault(name, []).extend(items)

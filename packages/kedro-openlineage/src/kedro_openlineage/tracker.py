@@ -50,7 +50,7 @@ from openlineage.client.generated import (
     source_code_location_job,
     symlinks_dataset,
 )
-from openlineage.client.generated.base import BaseFacet, DatasetFacet, RunFacet
+from openlineage.client.generated.base import BaseFacet, DatasetFacet, JobFacet, RunFacet
 from openlineage.client.serde import Serde
 
 from . import __version__
@@ -111,6 +111,19 @@ class KedroDatasetFacet(DatasetFacet):
     @staticmethod
     def _get_schema() -> str:
         return f"{SCHEMA_BASE}/KedroDatasetFacet.json#/$defs/KedroDatasetFacet"
+
+
+@attr.define
+class ParentJobFacet(JobFacet):
+    """The pipeline job a node belongs to, on the node's JobEvent (a JobEvent has no run, so no ParentRunFacet):
+    `{"job": {"namespace", "name"}}`. Headwater makes it the node's parent job, so a pushed pipeline knows its
+    nodes before any run."""
+
+    job: dict[str, str]
+
+    @staticmethod
+    def _get_schema() -> str:
+        return f"{SCHEMA_BASE}/ParentJobFacet.json#/$defs/ParentJobFacet"
 
 
 def _own(facet: BaseFacet) -> BaseFacet:
@@ -362,9 +375,12 @@ class RunTracker:
                 namespace=self.info.namespace, name=name, facets=self._static_facets(name)))
             for name in sorted(self.info.datasets)
         ]
+        parent = _own(ParentJobFacet(job={"namespace": self.info.namespace, "name": self.info.job_name}))
         for name, node in self.info.nodes.items():
+            job = self._node_job(name)
+            job.facets["parentJob"] = parent
             events.append(JobEvent(
-                eventTime=time, producer=PRODUCER, job=self._node_job(name),
+                eventTime=time, producer=PRODUCER, job=job,
                 inputs=[InputDataset(namespace=self.info.namespace, name=n, facets=self._static_facets(n))
                         for n in node.inputs],
                 outputs=[OutputDataset(namespace=self.info.namespace, name=n, facets=self._static_facets(n))

@@ -8,6 +8,7 @@ import { columnPaths } from '../analysis/column-paths.js';
 import { resolveAnalysisNode, type AnalysisSource, type AnalysisTime } from '../analysis/context.js';
 import { IMPACT_CHANGES, impact, type ImpactChange } from '../analysis/impact.js';
 import { CAUSE_KINDS, rootCause } from '../analysis/root-cause.js';
+import { declaredLineage } from '../analysis/declared.js';
 import { graphDiff } from '../analysis/graph-diff.js';
 import { runDiff } from '../analysis/run-diff.js';
 import { schemaDiff } from '../analysis/schema-diff.js';
@@ -253,6 +254,29 @@ const graphDiffSchema = object({
   assertions: arrayOf(flippedAssertion),
 });
 
+const jobEdge = object({
+  job: string,
+  direction: { type: 'string', enum: ['input', 'output'] },
+  dataset: string,
+});
+const declaredLineageSchema = object({
+  job: string,
+  at: { ...time, description: 'The moment looked at: declarations and runs later than it are ignored' },
+  jobs: arrayOf(
+    object({
+      job: string,
+      declaredAt: { ...nullableTime, description: "The eventTime of the job's latest JobEvent; null: none" },
+      run: nullable(object({ id: string, startedAt: nullableTime, endedAt: nullableTime })),
+      declared: integer,
+      observed: integer,
+      notObserved: integer,
+      undeclared: integer,
+    }),
+  ),
+  declaredNotObserved: arrayOf(jobEdge),
+  observedNotDeclared: arrayOf(jobEdge),
+});
+
 // ---- helpers -----------------------------------------------------------------------------------------------
 
 type NamedNode = Exclude<NodeId, { type: 'run' }>;
@@ -406,6 +430,44 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
       },
     },
     (request) => runDiff(source, runUuidOf(request.query.from), runUuidOf(request.query.to)),
+  );
+
+  app.get<{ Querystring: { nodeId: string; at?: string } }>(
+    '/api/v1/analysis/declared-lineage',
+    {
+      ...plainJson,
+      schema: {
+        tags: ['Analysis'],
+        summary:
+          'Declared against observed lineage: edges a JobEvent declares that recent runs did not touch, and back',
+        description:
+          "Compares the inputs and outputs of a job's latest JobEvent (its declared structure, such as a pipeline " +
+          'pushed before it runs) with those its latest completed run (state COMPLETED, newest by start) read and ' +
+          'wrote. For a parent job (a pipeline), each child job (the jobs whose runs name its runs in their parent ' +
+          'facet, or whose JobEvent names it in the parentJob job facet) is compared against its own latest ' +
+          'completed run. A job that never completed observed nothing; a job without a JobEvent declared nothing.',
+        querystring: {
+          type: 'object',
+          required: ['nodeId'],
+          properties: {
+            nodeId: { ...nodeIdParam, description: 'job:<namespace>:<name>' },
+            at: {
+              ...time,
+              description: 'Ignore what came later; default: the newest event time in the store',
+            },
+          },
+        },
+        response: responses(declaredLineageSchema, 400, 404),
+      },
+    },
+    async (request) => {
+      const parsed = parseAnalysisNodeId(request.query.nodeId, true);
+      if (parsed.type !== 'job') {
+        throw new HeadwaterError('INVALID_NODE_ID', 'Declared lineage is of a job: job:<namespace>:<name>.');
+      }
+      const node = resolveAnalysisNode(deps.state, parsed) as GraphNode;
+      return declaredLineage(source, node.id, await timeOf(request.query.at));
+    },
   );
 
   app.get<{ Querystring: { nodeId: string; direction: 'upstream' | 'downstream'; depth: number } }>(

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { HeadwaterError } from '../errors.js';
+import { declaredCommand } from './declared.js';
 import { demoCommand } from './demo.js';
 import { diffCommand } from './diff.js';
 import { impactCommand } from './impact.js';
@@ -27,6 +28,7 @@ Usage:
   headwater impact NODE [--change latest|removed|typeChanged|none] [--fail-on breaking|any] [--json] [--url URL]
   headwater schema-diff DATASET [--from VERSION --to VERSION] [--json] [--url URL]
   headwater diff RUN_A RUN_B [--json] [--url URL]
+  headwater declared JOB [--at TIME] [--fail-on any] [--json] [--url URL]
   headwater keys create --name NAME --role reader|writer|admin --namespaces PATTERN [--expires 90d] | list | revoke ID
   headwater audit [--since TIME] [--actor key:ID] [--action PREFIX] [--json]
   headwater --help`;
@@ -41,6 +43,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   impact: impactCommand,
   'schema-diff': schemaDiffCommand,
   diff: diffCommand,
+  declared: declaredCommand,
   keys: keysCommand,
   audit: auditCommand,
 };

@@ -1,7 +1,13 @@
 import { readAssertions, type AssertionResult } from './assertions.js';
 import { DATASET_FIELD } from '../graph/column-graph.js';
 import { canonicalJson, contentHash64, contentUuid } from './ids.js';
-import type { EventDataset, FacetMap, NormalizedEvent, Ref } from './normalize.js';
+import {
+  declaredParentOf,
+  type EventDataset,
+  type FacetMap,
+  type NormalizedEvent,
+  type Ref,
+} from './normalize.js';
 import { applyRunEvent, initialRunState, runStateOf, sameRunState } from './run-state.js';
 import {
   entityKey,
@@ -237,7 +243,10 @@ class Derivation {
     }
     if (!event.job) return;
     const parent = event.run?.parent;
-    const job = this.#job(event.job, t, parent?.job);
+    // A JobEvent has no run, so no parent run; it may name its parent job (a pipeline's node) in parentJob.
+    const parentJobRef =
+      parent?.job ?? (event.kind === 'job' ? declaredParentOf(event.job.facets) : undefined);
+    const job = this.#job(event.job, t, parentJobRef);
     const jobFacets = this.#facets(
       this.changes.jobFacets,
       'job',
@@ -254,6 +263,10 @@ class Derivation {
       if (parentJob.id !== job.id) sighting.parentJobId = parentJob.id;
     }
     if (event.kind === 'job') {
+      if (parentJobRef) {
+        const parentJob = this.#touchJob(parentJobRef, t);
+        if (parentJob.id !== job.id) sighting.parentJobId = parentJob.id;
+      }
       sighting.versionId = this.#jobEvent(event, job);
       return;
     }

@@ -136,3 +136,12 @@ function parentOf(facet: unknown): { runUuid: string; job: Ref } | undefined {
   const job = refOf(facet.job);
   return job ? { runUuid: runUuidOf(facet.run.runId), job } : undefined;
 }
+
+/**
+ * The parent job a JobEvent declares (Headwater's `parentJob` job facet, `{"job": {"namespace", "name"}}`, the
+ * ParentRunFacet without the run): a pipeline's structure pushed before any run names each node's pipeline job.
+ */
+export function declaredParentOf(facets: FacetMap): Ref | undefined {
+  const facet = facets.parentJob;
+  return isObject(facet) ? refOf(facet.job) : undefined;
+}

@@ -14,6 +14,7 @@ import type {
 import type { EventTimeAndType } from './activity.js';
 import type {
   DatasetQualityJson,
+  DeclaredLineageResult,
   GraphDiffResult,
   ImpactChange,
   ImpactResult,
@@ -162,4 +163,7 @@ export const api = {
     params: { nodeId: string; from: string; to?: string; depth: number; direction: Direction },
     signal?: AbortSignal,
   ) => getJson<GraphDiffResult>(`/analysis/graph-diff${query(params)}`, signal),
+  /** A job's (and its child jobs') declared edges against those of their latest completed runs. */
+  declaredLineage: (nodeId: string, signal?: AbortSignal) =>
+    getJson<DeclaredLineageResult>(`/analysis/declared-lineage${query({ nodeId })}`, signal),
 };

@@ -1,6 +1,7 @@
 import { Link, useParams } from 'react-router';
 import { api } from '../api/client.js';
 import type { Job, Run } from '../api/types.js';
+import { DeclaredLineage } from '../components/DeclaredLineage.js';
 import { FacetsViewer } from '../components/FacetsViewer.js';
 import { RunError } from '../components/RunError.js';
 import { RunsTable } from '../components/RunsTable.js';
@@ -49,6 +50,7 @@ function JobView({ job }: { job: Job }) {
   const sql = (facets.sql as { query?: string } | undefined)?.query;
   const source = facets.sourceCodeLocation as SourceCodeLocation | undefined;
   const children = siblings.data?.jobs.filter((j) => j.parentJobName === job.name) ?? [];
+  const declared = useApi(`declared:${nodeId}`, (signal) => api.declaredLineage(nodeId, signal));
 
   return (
     <div className="page">
@@ -140,6 +142,7 @@ function JobView({ job }: { job: Job }) {
           </Async>
         </section>
       </div>
+      <DeclaredLineage state={declared} />
       {sql && (
         <section className="card">
           <h2>SQL</h2>

@@ -46,23 +46,79 @@ export async function latestEventTime(db: Queryable): Promise<Date | null> {
 
 /**
  * The newest run of each job that had begun by `at` (by Marquez's startedAt, as run lists order runs), with its
- * error message: job id -> run. Jobs without such a run are absent.
+ * error message: job id -> run. Jobs without such a run are absent. With `completed`, only runs in state
+ * COMPLETED count: the newest completed run.
  */
 export async function latestRunOfJobs(
   db: Queryable,
   jobIds: readonly number[],
   at: Date,
+  { completed = false }: { completed?: boolean } = {},
 ): Promise<Map<number, RunOutcome>> {
   if (jobIds.length === 0) return new Map();
   const rows = await db.query<OutcomeRow>(
     `SELECT ${OUTCOME_COLUMNS} FROM unnest($1::int[]) AS wanted(job_id)
      CROSS JOIN LATERAL (
        SELECT r.uuid FROM runs r WHERE r.job_id = wanted.job_id AND r.created_at <= $2
+         ${completed ? "AND r.state = 'COMPLETED'" : ''}
        ORDER BY ${RUN_ORDER} LIMIT 1) latest
      JOIN runs r ON r.uuid = latest.uuid`,
     [jobIds, at.toISOString()],
   );
   return new Map(rows.map((row) => [row.jobId, outcomeOf(row)]));
+}
+
+/** The visible jobs whose parent job is `jobId` (named by their runs' parent facets or a JobEvent's parentJob). */
+export async function childJobs(db: Queryable, jobId: number): Promise<number[]> {
+  const rows = await db.query<{ id: number }>(
+    'SELECT id FROM jobs WHERE parent_job_id = $1 AND NOT is_hidden ORDER BY id',
+    [jobId],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** What a job's latest JobEvent declared: when, and the datasets it reads (direction 0) and writes (1). */
+export interface Declaration {
+  readonly at: Date;
+  readonly edges: { readonly direction: number; readonly datasetId: number }[];
+}
+
+/**
+ * The latest JobEvent (by eventTime, then arrival) of each job in `jobIds` at or before `at`, with the inputs and
+ * outputs it declared: job id -> declaration. Jobs no JobEvent described are absent.
+ */
+export async function latestDeclarations(
+  db: Queryable,
+  jobIds: readonly number[],
+  at: Date,
+): Promise<Map<number, Declaration>> {
+  const result = new Map<number, Declaration>();
+  if (jobIds.length === 0) return result;
+  const rows = await db.query<{
+    jobId: number;
+    at: Date;
+    direction: number | null;
+    datasetId: number | null;
+  }>(
+    `SELECT wanted.job_id AS "jobId", latest.event_time AS at, d.kind AS direction, d.dataset_id AS "datasetId"
+     FROM unnest($1::int[]) AS wanted(job_id)
+     CROSS JOIN LATERAL (
+       SELECT s.event_hash, s.event_time FROM job_sightings s
+       WHERE s.job_id = wanted.job_id AND s.kind = 0 AND s.run_uuid IS NULL AND s.event_time <= $2
+       ORDER BY s.event_time DESC, s.seq DESC LIMIT 1) latest
+     LEFT JOIN dataset_sightings d ON d.job_id = wanted.job_id AND d.kind IN (0, 1)
+       AND d.event_time = latest.event_time AND d.event_hash = latest.event_hash
+     ORDER BY wanted.job_id, d.kind, d.dataset_id`,
+    [jobIds, at.toISOString()],
+  );
+  for (const row of rows) {
+    let declaration = result.get(row.jobId);
+    if (!declaration) result.set(row.jobId, (declaration = { at: row.at, edges: [] }));
+    if (row.direction !== null && row.datasetId !== null) {
+      declaration.edges.push({ direction: row.direction, datasetId: row.datasetId });
+    }
+  }
+  return result;
 }
 
 /** Runs by uuid with their error messages; unknown uuids are absent. */

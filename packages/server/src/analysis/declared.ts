@@ -1,0 +1,129 @@
+/**
+ * Declared against observed lineage: the inputs and outputs a job's latest JobEvent declares (a pipeline's
+ * structure pushed without a run, such as `kedro openlineage push`) compared with those its latest completed run
+ * read and wrote. For a parent job (a pipeline), its child jobs (its nodes: the jobs whose runs name its runs as
+ * parent, or whose JobEvent names it in `parentJob`) are compared too, each against its own latest completed run.
+ */
+import {
+  childJobs,
+  latestDeclarations,
+  latestRunOfJobs,
+  type RunOutcome,
+} from '../store/queries/analysis.js';
+import { runIo } from '../store/queries/runs.js';
+import { compareText, datasetNodeId, jobNodeId, type AnalysisSource, type AnalysisTime } from './context.js';
+
+/** One edge of a job: it reads (input) or writes (output) the dataset. */
+export interface JobEdge {
+  readonly job: string;
+  readonly direction: 'input' | 'output';
+  readonly dataset: string;
+}
+
+/** How one job's declaration and latest completed run compare. */
+export interface JobComparison {
+  readonly job: string;
+  /** The eventTime of the job's latest JobEvent; null when no JobEvent declared the job. */
+  readonly declaredAt: string | null;
+  /** The job's latest completed run (by start, as run lists order runs); null when it never completed. */
+  readonly run: {
+    readonly id: string;
+    readonly startedAt: string | null;
+    readonly endedAt: string | null;
+  } | null;
+  readonly declared: number;
+  readonly observed: number;
+  /** Declared edges its latest completed run did not touch (all of them when it never completed). */
+  readonly notObserved: number;
+  /** Edges its latest completed run touched that the declaration lacks (all of them when it has none). */
+  readonly undeclared: number;
+}
+
+/** The answer of GET /api/v1/analysis/declared-lineage. */
+export interface DeclaredLineageResult {
+  readonly job: string;
+  readonly at: string;
+  /** The job first, then its child jobs by nodeId. */
+  readonly jobs: JobComparison[];
+  readonly declaredNotObserved: JobEdge[];
+  readonly observedNotDeclared: JobEdge[];
+}
+
+const DIRECTIONS = ['input', 'output'] as const;
+
+type Edge = { readonly direction: number; readonly datasetId: number };
+
+const runSummary = (run: RunOutcome | undefined): JobComparison['run'] =>
+  run
+    ? {
+        id: run.uuid,
+        startedAt: run.startedAt?.toISOString() ?? null,
+        endedAt: run.endedAt?.toISOString() ?? null,
+      }
+    : null;
+
+const compareEdges = (a: JobEdge, b: JobEdge) =>
+  compareText(a.job, b.job) || compareText(a.direction, b.direction) || compareText(a.dataset, b.dataset);
+
+/** Compares the declared and observed edges of `jobId` and its child jobs (four queries). */
+export async function declaredLineage(
+  source: AnalysisSource,
+  jobId: number,
+  time: AnalysisTime,
+): Promise<DeclaredLineageResult> {
+  const { db, state } = source;
+  const jobIds = [jobId, ...(await childJobs(db, jobId)).filter((id) => id !== jobId)];
+  const [declarations, runs] = await Promise.all([
+    latestDeclarations(db, jobIds, time.at),
+    latestRunOfJobs(db, jobIds, time.at, { completed: true }),
+  ]);
+  const io = await runIo(
+    db,
+    [...runs.values()].map((run) => run.uuid),
+    time.at,
+  );
+  const edgeKey = (direction: number, datasetId: number) => `${direction}:${datasetId}`;
+  const declaredNotObserved: JobEdge[] = [];
+  const observedNotDeclared: JobEdge[] = [];
+  const jobs = jobIds.map((id): JobComparison => {
+    const job = jobNodeId(state, id);
+    const declaration = declarations.get(id);
+    const run = runs.get(id);
+    const declared = new Map(
+      (declaration?.edges ?? []).map((e) => [edgeKey(e.direction, e.datasetId), e] as const),
+    );
+    const observed = new Map(
+      (run ? (io.get(run.uuid) ?? []) : []).map((e) => [edgeKey(e.direction, e.datasetId), e] as const),
+    );
+    const missing = (from: ReadonlyMap<string, Edge>, other: ReadonlyMap<string, Edge>, into: JobEdge[]) => {
+      let count = 0;
+      for (const [key, edge] of from) {
+        if (other.has(key)) continue;
+        into.push({
+          job,
+          direction: DIRECTIONS[edge.direction]!,
+          dataset: datasetNodeId(state, edge.datasetId),
+        });
+        count++;
+      }
+      return count;
+    };
+    return {
+      job,
+      declaredAt: declaration?.at.toISOString() ?? null,
+      run: runSummary(run),
+      declared: declared.size,
+      observed: observed.size,
+      notObserved: missing(declared, observed, declaredNotObserved),
+      undeclared: missing(observed, declared, observedNotDeclared),
+    };
+  });
+  const [self, ...children] = jobs;
+  return {
+    job: self!.job,
+    at: time.at.toISOString(),
+    jobs: [self!, ...children.sort((a, b) => compareText(a.job, b.job))],
+    declaredNotObserved: declaredNotObserved.sort(compareEdges),
+    observedNotDeclared: observedNotDeclared.sort(compareEdges),
+  };
+}
