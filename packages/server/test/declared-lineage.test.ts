@@ -19,7 +19,7 @@ const PIPELINE = 'shop.__default__';
 const JOB_EVENT = 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent';
 const ref = (name: string) => ({ namespace: NS, name, facets: {} });
 const parentJob = {
-  parentJob: {
+  headwater_parentJob: {
     _producer: PRODUCER,
     _schemaURL: 'https://example.com/schemas/ParentJobFacet.json',
     job: { namespace: NS, name: PIPELINE },

@@ -23,7 +23,7 @@ const jobEvent = (name: string, inputs: string[], outputs: string[]) => ({
   eventTime: new Date(T0).toISOString(),
   producer: PRODUCER,
   schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent',
-  job: { namespace: NS, name, facets: { parentJob: facet({ job: ref(PIPELINE) }) } },
+  job: { namespace: NS, name, facets: { headwater_parentJob: facet({ job: ref(PIPELINE) }) } },
   inputs: inputs.map(ref),
   outputs: outputs.map(ref),
 });

@@ -378,7 +378,7 @@ class RunTracker:
         parent = _own(ParentJobFacet(job={"namespace": self.info.namespace, "name": self.info.job_name}))
         for name, node in self.info.nodes.items():
             job = self._node_job(name)
-            job.facets["parentJob"] = parent
+            job.facets["headwater_parentJob"] = parent
             events.append(JobEvent(
                 eventTime=time, producer=PRODUCER, job=job,
                 inputs=[InputDataset(namespace=self.info.namespace, name=n, facets=self._static_facets(n))

@@ -2,7 +2,7 @@
  * Declared against observed lineage: the inputs and outputs a job's latest JobEvent declares (a pipeline's
  * structure pushed without a run, such as `kedro openlineage push`) compared with those its latest completed run
  * read and wrote. For a parent job (a pipeline), its child jobs (its nodes: the jobs whose runs name its runs as
- * parent, or whose JobEvent names it in `parentJob`) are compared too, each against its own latest completed run.
+ * parent, or whose JobEvent names it in `headwater_parentJob`) are compared too, each against its own latest completed run.
  */
 import {
   childJobs,

@@ -444,7 +444,7 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
           "Compares the inputs and outputs of a job's latest JobEvent (its declared structure, such as a pipeline " +
           'pushed before it runs) with those its latest completed run (state COMPLETED, newest by start) read and ' +
           'wrote. For a parent job (a pipeline), each child job (the jobs whose runs name its runs in their parent ' +
-          'facet, or whose JobEvent names it in the parentJob job facet) is compared against its own latest ' +
+          'facet, or whose JobEvent names it in the headwater_parentJob job facet) is compared against its own latest ' +
           'completed run. A job that never completed observed nothing; a job without a JobEvent declared nothing.',
         querystring: {
           type: 'object',

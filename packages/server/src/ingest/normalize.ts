@@ -138,10 +138,10 @@ function parentOf(facet: unknown): { runUuid: string; job: Ref } | undefined {
 }
 
 /**
- * The parent job a JobEvent declares (Headwater's `parentJob` job facet, `{"job": {"namespace", "name"}}`, the
+ * The parent job a JobEvent declares (Headwater's `headwater_parentJob` job facet, `{"job": {"namespace", "name"}}`, the
  * ParentRunFacet without the run): a pipeline's structure pushed before any run names each node's pipeline job.
  */
 export function declaredParentOf(facets: FacetMap): Ref | undefined {
-  const facet = facets.parentJob;
+  const facet = facets.headwater_parentJob;
   return isObject(facet) ? refOf(facet.job) : undefined;
 }
