@@ -25,6 +25,11 @@ import { registerReadRoutes } from './read-routes.js';
 import { registerSecurityRoutes } from './security-routes.js';
 import { registerWebRoutes } from './web-routes.js';
 
+/** Routes that read the column graph: column lineage, the analyses, quality (its breaking columns). */
+const NEEDS_COLUMN_GRAPH = /^\/api\/v1\/(column-lineage|analysis\/)|\/quality$/;
+/** How long such a route waits for the column graph to load after start. */
+const COLUMN_GRAPH_WAIT_MS = 15_000;
+
 /** What the HTTP layer needs from the rest of the server. */
 export interface AppDeps {
   readonly config: ServerConfig;
@@ -113,6 +118,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
     done(null, payload);
+  });
+
+  // The column graph loads after start (see server.ts): the routes that read it wait for it, up to a bound, then
+  // answer 503 with Retry-After (the graph refuses to answer until it is in).
+  app.addHook('preHandler', async (request) => {
+    const loading = deps.columnGraph.loading;
+    if (loading === undefined || !NEEDS_COLUMN_GRAPH.test(request.routeOptions.url ?? '')) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      loading.catch(() => undefined),
+      new Promise((resolve) => (timer = setTimeout(resolve, COLUMN_GRAPH_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
   });
 
   registerHttpCore(app, deps);

@@ -3,6 +3,7 @@ import type { Queryable } from '../store/db.js';
 import { MS, type Ms } from '../store/model-state.js';
 import { readAll, selectColumns } from '../store/paged-read.js';
 import { float64s, int32s } from './growable.js';
+import { HeadwaterError } from '../errors.js';
 
 /** A column: dataset id and field name. */
 export interface FieldRef {
@@ -119,6 +120,12 @@ class Storage {
  */
 export class ColumnGraph {
   #s = new Storage();
+  #loading: Promise<void> | undefined;
+  #loads = 0;
+  /** Whether the graph holds all that is committed (false while a load is under way or after one failed). */
+  #complete = true;
+  /** Commits taken in while not complete. */
+  #held: ReadDelta[] = [];
   /** The last output column and kind looked up (in the storage they belong to): the next edge's, mostly. */
   #lastOutput = { storage: undefined as Storage | undefined, datasetId: -1, field: '', id: -1 };
   #lastKind = {
@@ -136,10 +143,45 @@ export class ColumnGraph {
    */
   adopt(other: ColumnGraph): void {
     this.#s = other.#s;
+    // What this graph held back is in the other one, which was loaded after.
+    this.#complete = other.#complete;
+    this.#held = [];
   }
 
-  /** Loads every column edge from the store, a page at a time. */
-  async load(db: Queryable): Promise<void> {
+  /**
+   * While a load is under way: resolves once the graph holds what the store held (the server answers other
+   * requests meanwhile, and those that need column lineage wait for this; see app.ts).
+   */
+  get loading(): Promise<void> | undefined {
+    return this.#loading;
+  }
+
+  /**
+   * Replaces what the graph holds with every column edge in the store (one load at a time). Commits taken in
+   * meanwhile are held and applied once it is in (one the store already had is applied again, which changes
+   * nothing); until it is in, the graph answers nothing, so a question is never answered from half a graph. A
+   * load that fails leaves the graph refusing to answer, its commits still held, until a load succeeds.
+   */
+  load(db: Queryable): Promise<void> {
+    const load = ++this.#loads;
+    this.#complete = false;
+    const loading = (async () => {
+      try {
+        this.#s = new Storage();
+        await this.#read(db);
+        this.#complete = true;
+        const held = this.#held;
+        this.#held = [];
+        for (const delta of held) this.apply(delta);
+      } finally {
+        if (this.#loads === load) this.#loading = undefined;
+      }
+    })();
+    this.#loading = loading;
+    return loading;
+  }
+
+  async #read(db: Queryable): Promise<void> {
     const [count] = await db.query<{ edges: number }>('SELECT count(*)::int AS edges FROM column_lineage');
     this.#s.reserve(count?.edges ?? 0);
     await readAll<ColumnEdgeRow>(
@@ -182,6 +224,10 @@ export class ColumnGraph {
 
   /** Takes in a committed changeset. */
   apply(delta: ReadDelta): void {
+    if (!this.#complete) {
+      if (delta.columnEdges.length > 0) this.#held.push(delta);
+      return;
+    }
     for (const edge of delta.columnEdges) this.#add(...edge);
   }
 
@@ -352,6 +398,7 @@ export class ColumnGraph {
    * columnLineage facet's `dataset` list.
    */
   datasetInputsOf(datasetId: number, at?: Ms): ColumnInput[] {
+    this.#loaded();
     const result: ColumnInput[] = [];
     for (const [input, edge] of this.#s.wholeInto.get(datasetId) ?? []) {
       const transformations = edge.kinds
@@ -364,6 +411,7 @@ export class ColumnGraph {
 
   /** The datasets a column influences as a whole (as of `at`). */
   datasetsInfluencedBy(ref: FieldRef, at?: Ms): number[] {
+    this.#loaded();
     const input = this.#columnId(ref.datasetId, ref.field);
     if (input === undefined) return [];
     return [...(this.#s.wholeOutOf.get(input) ?? [])].filter(
@@ -405,6 +453,19 @@ export class ColumnGraph {
     },
   };
 
+  /** Refuses to answer from a graph still loading (a route that needs it waits for {@link loading} first). */
+  #loaded(): void {
+    if (!this.#complete) {
+      throw new HeadwaterError(
+        'STORE_UNAVAILABLE',
+        'Column lineage is still loading after start; try again.',
+        {
+          retryAfterSeconds: 1,
+        },
+      );
+    }
+  }
+
   #ref(column: number): FieldRef {
     const s = this.#s;
     return { datasetId: s.columnDataset.values[column]!, field: s.names[s.columnName.values[column]!]! };
@@ -412,6 +473,7 @@ export class ColumnGraph {
 
   /** Columns of a dataset that take part in column lineage (as of `at`). */
   fieldsOf(datasetId: number, at?: Ms): FieldRef[] {
+    this.#loaded();
     const s = this.#s;
     const result: FieldRef[] = [];
     for (let id = s.firstColumn.get(datasetId) ?? -1; id >= 0; id = s.nextColumn.values[id]!) {
@@ -422,6 +484,7 @@ export class ColumnGraph {
 
   /** The input columns of a column (as of `at`: with the transformations seen by then). */
   inputsOf(ref: FieldRef, at?: Ms): ColumnInput[] {
+    this.#loaded();
     const s = this.#s;
     const out = this.#columnId(ref.datasetId, ref.field);
     if (out === undefined) return [];
@@ -439,6 +502,7 @@ export class ColumnGraph {
 
   /** The columns a column feeds (as of `at`). */
   outputsOf(ref: FieldRef, at?: Ms): FieldRef[] {
+    this.#loaded();
     const s = this.#s;
     const input = this.#columnId(ref.datasetId, ref.field);
     if (input === undefined) return [];
