@@ -48,6 +48,7 @@ function paletteOf(element: Element, context: CanvasRenderingContext2D): ScenePa
       running: color('--running', '#2563eb'),
       new: color('--new', '#6b7280'),
       dataset: color('--dataset', '#94a3b8'),
+      column: color('--column', '#7c3aed'),
     },
   };
 }
@@ -56,7 +57,7 @@ function paletteOf(element: Element, context: CanvasRenderingContext2D): ScenePa
  * A large graph's edges, and its nodes when they are too small to read in full, drawn on one canvas under
  * xyflow's nodes. It redraws on each change of the viewport straight from xyflow's store, without a React
  * render: a frame costs one pass over the boxes and edges (those off screen are skipped) and no DOM change. The
- * canvas says what it drew in `data-drawn-nodes` and, when names are on it, `data-label-px` (their size on
+ * canvas says what it drew in `data-drawn-nodes`, `data-drawn-column-edges` and, when names are on it, `data-label-px` (their size on
  * screen), for the benchmark and the tests.
  */
 export function GraphCanvas({ scene, withNodes }: { scene: Scene; withNodes: boolean }) {
@@ -97,8 +98,9 @@ export function GraphCanvas({ scene, withNodes }: { scene: Scene; withNodes: boo
         measure,
       );
       drawnAt = { x: x + mx, y: y + my, zoom };
-      element.dataset.drawnNodes = String(drawn);
-      if (withNodes && drawn > 0 && canvasDrawsLabels(zoom))
+      element.dataset.drawnNodes = String(drawn.nodes);
+      element.dataset.drawnColumnEdges = String(drawn.columnEdges);
+      if (withNodes && drawn.nodes > 0 && canvasDrawsLabels(zoom))
         element.dataset.labelPx = String(CANVAS_LABEL_PX);
       else delete element.dataset.labelPx;
     };
