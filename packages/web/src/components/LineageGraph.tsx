@@ -105,7 +105,8 @@ const grow = (rect: Rect, by: number): Rect => ({
   height: rect.height * (1 + 2 * by),
 });
 
-function applyLevelOfDetail(frame: HTMLElement | null, viewport: Viewport): void {
+/** Sets the level of detail of `viewport` on a graph's frame (see {@link levelOfDetail}); the workflow's too. */
+export function applyLevelOfDetail(frame: HTMLElement | null, viewport: Viewport): void {
   if (!frame) return;
   const { lod, labelScale } = levelOfDetail(viewport.zoom);
   if (frame.dataset.lod !== lod) frame.dataset.lod = lod;
