@@ -49,6 +49,7 @@ function paletteOf(element: Element, context: CanvasRenderingContext2D): ScenePa
       new: color('--new', '#6b7280'),
       dataset: color('--dataset', '#94a3b8'),
       column: color('--column', '#7c3aed'),
+      background: color('--graph-background', 'white'),
     },
   };
 }
@@ -65,7 +66,9 @@ export function GraphCanvas({ scene, withNodes }: { scene: Scene; withNodes: boo
   const canvas = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
     const element = canvas.current;
-    const context = element?.getContext('2d');
+    // Opaque (it paints the frame's background itself): the software compositor then draws the canvas as an
+    // opaque quad and skips what is under it.
+    const context = element?.getContext('2d', { alpha: false });
     if (!element || !context) return;
     const palette = paletteOf(element, context);
     const widths = new Map<string, number>();

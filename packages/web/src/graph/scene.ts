@@ -193,7 +193,9 @@ export function drawScene(
 ): SceneDrawn {
   const { x: ox, y: oy, zoom } = viewport;
   context.setTransform(size.pixelRatio, 0, 0, size.pixelRatio, 0, 0);
-  context.clearRect(0, 0, size.width, size.height);
+  // Opaque: the frame's white under everything, so that the compositor blends nothing under the canvas.
+  context.fillStyle = palette.colors.background!;
+  context.fillRect(0, 0, size.width, size.height);
   // The visible rectangle in graph units, with a margin for curves that bulge out of their end points' box.
   const left = -ox / zoom;
   const top = -oy / zoom;
