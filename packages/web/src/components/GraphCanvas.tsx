@@ -3,7 +3,6 @@ import { useStoreApi } from '@xyflow/react';
 import type { CauseKind } from '../api/analysis.js';
 import {
   CANVAS_LABEL_PX,
-  backgroundGap,
   canvasDrawsLabels,
   drawScene,
   type Scene,
@@ -18,16 +17,24 @@ export const canvasCauseText = (kinds: readonly CauseKind[]): string =>
 /** How much of the screen's width and height the canvas reaches beyond each side. */
 const margin = 0.25;
 
-function dotPattern(context: CanvasRenderingContext2D): CanvasPattern | null {
-  const tile = document.createElement('canvas');
-  tile.width = backgroundGap;
-  tile.height = backgroundGap;
-  const dot = tile.getContext('2d');
-  if (!dot) return null;
-  // xyflow's dotted background: a dot of radius 0.5 at each tile's corner, in #e2e8f0 (LineageGraph's colour).
-  dot.fillStyle = '#e2e8f0';
-  dot.fillRect(0, 0, 1, 1);
-  return context.createPattern(tile, 'repeat');
+/** The background's dot patterns, one per tile size in canvas pixels, made on first use. */
+function dotPatterns(context: CanvasRenderingContext2D): (pixels: number) => CanvasPattern | null {
+  const made = new Map<number, CanvasPattern | null>();
+  return (pixels) => {
+    if (made.has(pixels)) return made.get(pixels)!;
+    const tile = document.createElement('canvas');
+    tile.width = pixels;
+    tile.height = pixels;
+    const dot = tile.getContext('2d');
+    // xyflow's dotted background: a dot at each tile's corner, in #e2e8f0 (LineageGraph's colour).
+    if (dot) {
+      dot.fillStyle = '#e2e8f0';
+      dot.fillRect(0, 0, 1, 1);
+    }
+    const pattern = dot ? context.createPattern(tile, 'repeat') : null;
+    made.set(pixels, pattern);
+    return pattern;
+  };
 }
 
 function paletteOf(element: Element, context: CanvasRenderingContext2D): ScenePalette {
@@ -35,7 +42,7 @@ function paletteOf(element: Element, context: CanvasRenderingContext2D): ScenePa
   const color = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
   return {
     font: style.fontFamily || 'sans-serif',
-    dots: dotPattern(context),
+    dots: dotPatterns(context),
     colors: {
       edge: color('--xy-edge-stroke-default', '#b1b1b7'),
       text: color('--text', '#111827'),

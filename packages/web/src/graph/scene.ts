@@ -152,8 +152,11 @@ export interface SceneViewport {
 /** Colours and fonts, read once from the page's CSS custom properties so the canvas matches the DOM nodes. */
 export interface ScenePalette {
   readonly font: string;
-  /** The background's dot, one {@link backgroundGap} tile; none where canvases cannot make patterns. */
-  readonly dots: CanvasPattern | null;
+  /**
+   * The background's dot in a square tile of `pixels` canvas pixels (the gap at the zoom drawn, rounded); null
+   * where canvases cannot make patterns.
+   */
+  readonly dots: (pixels: number) => CanvasPattern | null;
   readonly colors: Readonly<Record<string, string>>;
 }
 
@@ -204,11 +207,18 @@ export function drawScene(
   const colors = palette.colors;
   // The dotted background, here rather than xyflow's <Background>: its SVG pattern, re-rasterised at every
   // frame of a pan, cost about a third of the frame rate at 5,000 nodes.
-  if (backgroundGap * zoom >= 6 && palette.dots) {
-    // One fill with a pattern tile moved and scaled to the viewport, not a call per dot.
-    palette.dots.setTransform(new DOMMatrix([zoom, 0, 0, zoom, ox, oy]));
-    context.fillStyle = palette.dots;
-    context.fillRect(0, 0, size.width, size.height);
+  const tile = Math.round(backgroundGap * zoom * size.pixelRatio);
+  const dots = tile >= 6 ? palette.dots(tile) : null;
+  if (dots) {
+    // One fill with a tile of canvas pixels moved by whole pixels, not a call per dot: a pattern scaled to the
+    // zoom is resampled pixel by pixel, which cost about a fifth of a redraw. The gap is rounded to a pixel.
+    dots.setTransform(
+      new DOMMatrix([1, 0, 0, 1, Math.round(ox * size.pixelRatio), Math.round(oy * size.pixelRatio)]),
+    );
+    context.setTransform(1, 0, 0, 1, 0, 0);
+    context.fillStyle = dots;
+    context.fillRect(0, 0, size.width * size.pixelRatio, size.height * size.pixelRatio);
+    context.setTransform(size.pixelRatio, 0, 0, size.pixelRatio, 0, 0);
   }
   let columnEdges = 0;
   for (const style of ['', 'is-dimmed', 'is-path', 'is-cause-path', 'is-column']) {
