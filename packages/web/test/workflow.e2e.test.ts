@@ -383,6 +383,8 @@ describe.skipIf(!browserAvailable())('the workflow view of a pipeline run, in Ch
     const aspect = (right - at[0]!.x) / (bottom - at[0]!.y);
     expect(aspect).toBeGreaterThan(1);
     expect(aspect).toBeLessThan(3);
+    // Opened whole, it needs no minimap over its corner.
+    expect(await page.locator('.react-flow__minimap').count()).toBe(0);
     // The edge back to a band's start is a step through the gap between bands.
     expect(await page.locator('.react-flow__edge-smoothstep').count()).toBe(bands.length - 1);
     await screenshot(page, 'workflow-linear-chain');

@@ -1,4 +1,4 @@
-import { useMemo, useRef } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import {
   Background,
   Controls,
@@ -31,6 +31,7 @@ export const WORKFLOW_NODE_SIZE = { width: NODE_WIDTH, height: NODE_HEIGHT } as 
  * layout, opens on the selected node (the failed one by default); the minimap and the controls reach the rest.
  */
 const MIN_OPENING_ZOOM = 0.4;
+const FIT_PADDING = 0.12;
 
 const minimapColor = (node: WorkflowFlowNode): string => {
   if (node.type === 'dataset') return '#94a3b8';
@@ -86,11 +87,24 @@ export function WorkflowGraph({
     return { nodes, edges };
   }, [model, layout, selected]);
   const frame = useRef<HTMLDivElement>(null);
+  // A graph that opens whole needs no minimap, which would only cover its lower right corner.
+  const [whole, setWhole] = useState(false);
   const onInit = async (flow: ReactFlowInstance<WorkflowFlowNode>) => {
     applyLevelOfDetail(frame.current, flow.getViewport());
-    await flow.fitView({ padding: 0.12, maxZoom: 1, minZoom: MIN_OPENING_ZOOM });
+    await flow.fitView({ padding: FIT_PADDING, maxZoom: 1, minZoom: MIN_OPENING_ZOOM });
     const at = selected === undefined ? undefined : layout.positions.get(selected);
-    if (flow.getZoom() > MIN_OPENING_ZOOM + 0.001 || !at) return;
+    // The zoom the fit wanted, as xyflow computes it (the frame over the layout's size and padding).
+    const element = frame.current;
+    const fitZoom = element
+      ? Math.min(
+          element.clientWidth / (layout.width * (1 + FIT_PADDING)),
+          element.clientHeight / (layout.height * (1 + FIT_PADDING)),
+        )
+      : 0;
+    // Whole on screen at the opening zoom, if with less than the padding.
+    setWhole(fitZoom * (1 + FIT_PADDING) >= MIN_OPENING_ZOOM);
+    const fits = fitZoom >= MIN_OPENING_ZOOM;
+    if (fits || !at) return;
     await flow.setCenter(at.x + NODE_WIDTH / 2, at.y + NODE_HEIGHT / 2, { zoom: MIN_OPENING_ZOOM });
   };
   return (
@@ -113,7 +127,7 @@ export function WorkflowGraph({
         >
           <Background gap={24} color="#e2e8f0" />
           <Controls showInteractive={false} />
-          <MiniMap<WorkflowFlowNode> pannable zoomable nodeColor={minimapColor} />
+          {!whole && <MiniMap<WorkflowFlowNode> pannable zoomable nodeColor={minimapColor} />}
         </ReactFlow>
       </div>
     </ReactFlowProvider>
