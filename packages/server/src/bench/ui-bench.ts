@@ -196,7 +196,7 @@ async function cpuTimes(session: CDPSession): Promise<CpuTimes> {
  * Seconds of CPU (user and system) the GPU process of the Chromium using `profile` has used, from /proc: the
  * DevTools protocol's counters cover the renderer only. Undefined where there is no /proc or no such process.
  */
-async function gpuProcessSeconds(profile: string): Promise<number | undefined> {
+export async function gpuProcessSeconds(profile: string): Promise<number | undefined> {
   let pids: string[];
   try {
     pids = (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry));
@@ -205,8 +205,9 @@ async function gpuProcessSeconds(profile: string): Promise<number | undefined> {
   }
   for (const pid of pids) {
     try {
-      const command = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
-      if (!command.includes('--type=gpu-process') || !command.some((arg) => arg.includes(profile))) continue;
+      // Chromium rewrites its processes' titles, so the arguments may be one string: search it whole.
+      const command = await readFile(`/proc/${pid}/cmdline`, 'utf8');
+      if (!command.includes('--type=gpu-process') || !command.includes(profile)) continue;
       // The fields after the command's name in parentheses: utime and stime are the 12th and 13th.
       const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
       return (Number(fields[11]) + Number(fields[12])) / 100;
