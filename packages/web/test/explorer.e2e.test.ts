@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ImpactResult, RootCauseResult } from '../src/api/analysis.js';
 import { causeLabels } from '../src/components/RootCause.js';
 import { nodeLabel } from '../src/paths.js';
+import { FIELD_ROW_HEIGHT, NODE_HEIGHT, NODE_WIDTH, fieldHandleY } from '../src/graph/flow-elements.js';
 import { demoCommand } from '../../server/src/cli/demo.js';
 import { impactCommand } from '../../server/src/cli/impact.js';
 import { rootCauseCommand } from '../../server/src/cli/root-cause.js';
@@ -619,15 +620,25 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     await screenshot(page, 'bench-2000-nodes');
   });
 
-  test('a large lineage (801 nodes): drawn on the canvas, clicked there, and DOM nodes only around the screen up close', async () => {
+  /**
+   * Loads a star of 801 nodes: 400 jobs `<prefix>.job_<i>` that each read `<namespace>:source` and write
+   * `out.table_<i>`, with the facets given to the source and each output.
+   */
+  const ingestStar = async (
+    namespace: string,
+    prefix: string,
+    seq: number,
+    inFacets = {},
+    outFacets = {},
+  ) => {
     const events = Array.from({ length: 400 }, (_, i) => ({
       eventType: 'COMPLETE',
       eventTime: '2025-03-14T05:00:00Z',
       producer: 'https://example.com/e2e',
-      run: { runId: `01959261-0000-7000-8000-${String(i).padStart(12, '0')}` },
-      job: { namespace: 'star', name: `fan.job_${i}` },
-      inputs: [{ namespace: 'star', name: 'source' }],
-      outputs: [{ namespace: 'star', name: `out.table_${i}` }],
+      run: { runId: `01959261-0000-7000-800${seq}-${String(i).padStart(12, '0')}` },
+      job: { namespace, name: `${prefix}.job_${i}` },
+      inputs: [{ namespace, name: 'source', facets: inFacets }],
+      outputs: [{ namespace, name: `out.table_${i}`, facets: outFacets }],
     }));
     const ingest = await fetch(`${url}/api/v1/lineage/batch`, {
       method: 'POST',
@@ -635,6 +646,10 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
       body: JSON.stringify(events),
     });
     expect(ingest.status).toBe(200);
+  };
+
+  test('a large lineage (801 nodes): drawn on the canvas, clicked there, and DOM nodes only around the screen up close', async () => {
+    await ingestStar('star', 'fan', 0);
     await page.goto(`${url}/lineage?node=dataset:star:source&depth=1&direction=downstream`);
     const graph = page.getByTestId('lineage-graph');
     const layer = graph.locator('.graph-canvas__layer');
@@ -666,5 +681,89 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     );
     expect(await layer.getAttribute('data-label-px')).toBeNull();
     await screenshot(page, 'lineage-large-near');
+  });
+
+  test('a large lineage (801 nodes) with columns shown: the canvas draws the column edges from their rows', async () => {
+    const fields = ['order_id', 'amount', 'region'];
+    const facet = (name: string, body: object) => ({
+      _producer: 'https://example.com/e2e',
+      _schemaURL: `https://openlineage.io/spec/facets/1-0-0/${name}.json`,
+      ...body,
+    });
+    const schema = facet('SchemaDatasetFacet', { fields: fields.map((name) => ({ name, type: 'text' })) });
+    const columnLineage = facet('ColumnLineageDatasetFacet', {
+      fields: Object.fromEntries(
+        fields.map((field) => [field, { inputFields: [{ namespace: 'colstar', name: 'source', field }] }]),
+      ),
+    });
+    await ingestStar('colstar', 'copy', 1, { schema }, { schema, columnLineage });
+    const source = 'dataset:colstar:source';
+    await page.goto(`${url}/lineage?node=${source}&depth=2&direction=downstream&cols=${source}`);
+    const graph = page.getByTestId('lineage-graph');
+    const layer = graph.locator('.graph-canvas__layer');
+    await expect.poll(() => layer.getAttribute('data-label-px')).toBe('13');
+    expect(await graph.getAttribute('aria-label')).toContain('801 nodes');
+    // Each of the source's three rows feeds each of the 400 tables; those within the canvas are drawn.
+    await expect
+      .poll(async () => Number(await layer.getAttribute('data-drawn-column-edges')))
+      .toBeGreaterThan(30);
+    /**
+     * How many pixels of the column colour (#7c3aed) the canvas has in the 4 px right of a screen point (an edge
+     * leaves its row flat: even the fan's steepest is within a pixel there), 3 px tall.
+     */
+    const columnInkRightOf = (x: number, y: number) =>
+      layer.evaluate(
+        (canvas: HTMLCanvasElement, at) => {
+          const rect = canvas.getBoundingClientRect();
+          const k = canvas.width / rect.width;
+          const pixels = canvas
+            .getContext('2d')!
+            .getImageData(
+              Math.round((at.x - rect.left) * k),
+              Math.round((at.y - rect.top) * k) - 1,
+              4,
+              3,
+            ).data;
+          let ink = 0;
+          for (let i = 0; i < pixels.length; i += 4) {
+            const [r, g, b, a] = [pixels[i]!, pixels[i + 1]!, pixels[i + 2]!, pixels[i + 3]!];
+            if (a > 60 && b > 150 && b - g > 60 && r < 215) ink++;
+          }
+          return ink;
+        },
+        { x, y },
+      );
+    // The source opens centred at zoom 0.8, drawn on the canvas: its rows, from fieldHandleY, have ink beside
+    // them; between two rows (a row's edge, 11 px down) and beside a box without rows there is none.
+    const frame = (await graph.locator('.react-flow').boundingBox())!;
+    const centre = { x: frame.x + frame.width / 2, y: frame.y + frame.height / 2 };
+    const height = NODE_HEIGHT + fields.length * FIELD_ROW_HEIGHT + 8;
+    const rowY = (i: number, zoom: number, top: number) =>
+      top + fieldHandleY(height, fields.length, i) * zoom;
+    // Centred on the middle of an unexpanded box (LineageGraph's opening view).
+    const top = centre.y - (NODE_HEIGHT / 2) * 0.8;
+    const right = centre.x + (NODE_WIDTH / 2) * 0.8;
+    for (let i = 0; i < fields.length; i++) {
+      expect(await columnInkRightOf(right + 1, rowY(i, 0.8, top))).toBeGreaterThan(1);
+      expect(await columnInkRightOf(right + 1, rowY(i, 0.8, top) + 11 * 0.8)).toBe(0);
+    }
+    await screenshot(page, 'lineage-large-columns');
+    // Up close the source is a DOM node: its row handles are where the canvas drew the edges from.
+    await graph.locator('.react-flow__controls-zoomin').click();
+    await graph.locator('.react-flow__controls-zoomin').click();
+    const node = graph.locator(`.react-flow__node[data-id="${source}"]`);
+    await expect.poll(() => node.count()).toBe(1);
+    await page.waitForTimeout(300);
+    expect(await graph.locator('.react-flow__edge').count()).toBe(0);
+    const box = (await node.boundingBox())!;
+    const zoom = box.width / NODE_WIDTH;
+    expect(zoom).toBeGreaterThan(1);
+    for (const [i, field] of fields.entries()) {
+      const handle = (await node.locator(`[data-handleid="out:${field}"]`).boundingBox())!;
+      const y = handle.y + handle.height / 2;
+      expect(Math.abs(y - rowY(i, zoom, box.y))).toBeLessThan(1.5);
+      expect(await columnInkRightOf(box.x + box.width + 1, y)).toBeGreaterThan(1);
+    }
+    await screenshot(page, 'lineage-large-columns-near');
   });
 });

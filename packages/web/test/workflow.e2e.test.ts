@@ -36,7 +36,13 @@ const event = (
   ms: number,
   runId: string,
   job: string,
-  extra: { parent?: string; inputs?: unknown[]; outputs?: unknown[]; runFacets?: object } = {},
+  extra: {
+    parent?: string;
+    pipeline?: string;
+    inputs?: unknown[];
+    outputs?: unknown[];
+    runFacets?: object;
+  } = {},
 ) => ({
   eventType,
   eventTime: new Date(ms).toISOString(),
@@ -49,7 +55,7 @@ const event = (
         ? {
             parent: facet('ParentRunFacet', {
               run: { runId: extra.parent },
-              job: { namespace: NS, name: PIPELINE },
+              job: { namespace: NS, name: extra.pipeline ?? PIPELINE },
             }),
           }
         : {}),
@@ -201,12 +207,14 @@ describe.skipIf(!browserAvailable())('the workflow view of a pipeline run, in Ch
       'orders | 1,180 rows · 40.0 KiB',
       'orders_raw | 1,200 rows · 48.0 KiB',
     ]);
-    // Data flows left to right: each node's box is right of what it read.
-    const x = async (name: string) =>
-      (await page.locator('.react-flow__node', { hasText: name }).first().boundingBox())!.x;
-    expect(await x('ingest.load_orders')).toBeLessThan(await x('ingest.clean_orders'));
-    expect(await x('ingest.clean_orders')).toBeLessThan(await x('model.train'));
-    expect(await x('model.train')).toBeLessThan(await x('report.publish'));
+    // Data flows in reading order: each node's box is right of what it read, or in a band below it.
+    const box = async (name: string) =>
+      (await page.locator('.react-flow__node', { hasText: name }).first().boundingBox())!;
+    const order = ['ingest.load_orders', 'ingest.clean_orders', 'model.train', 'report.publish'];
+    for (const [i, name] of order.slice(1).entries()) {
+      const [before, after] = [await box(order[i]!), await box(name)];
+      expect(after.x > before.x || after.y > before.y + before.height).toBe(true);
+    }
     // The failed node is selected by default, with its traceback.
     const details = page.getByRole('complementary', { name: 'Details' });
     expect(await details.getByLabel('Selected run').locator('h2').innerText()).toBe('model.train');
@@ -293,5 +301,92 @@ describe.skipIf(!browserAvailable())('the workflow view of a pipeline run, in Ch
     expect(await children.innerText()).toContain('never ran');
     await page.getByRole('link', { name: 'Workflow graph' }).click();
     await expect.poll(() => page.getByTestId('workflow-run').count()).toBe(5);
+  });
+
+  test('a linear chain of 30 node runs is wrapped into bands that read like lines, readable as it opens', async () => {
+    const pipeline = 'chain.__default__';
+    const parent = '01958b7a-0000-7000-8000-000000000003';
+    const link = (n: number) => `01958b7a-0000-7000-8000-0000000003${String(n).padStart(2, '0')}`;
+    const step = (n: number) => `chain.step_${String(n).padStart(2, '0')}`;
+    const events: unknown[] = [event('START', T0, parent, pipeline)];
+    for (let n = 0; n < 30; n++) {
+      const extra = {
+        parent,
+        pipeline,
+        inputs: n === 0 ? [] : [dataset(`chain.table_${n - 1}`)],
+        outputs: [dataset(`chain.table_${n}`)],
+      };
+      events.push(event('START', T0 + n * SECOND, link(n), step(n), extra));
+      events.push(event('COMPLETE', T0 + (n + 1) * SECOND, link(n), step(n), extra));
+    }
+    events.push(event('COMPLETE', T0 + 31 * SECOND, parent, pipeline));
+    const response = await fetch(`${url}/api/v1/lineage/batch`, {
+      method: 'POST',
+      body: JSON.stringify(events),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(200);
+    await page.goto(`${url}/runs/${parent}/workflow`);
+    await expect.poll(() => page.getByTestId('workflow-run').count()).toBe(30);
+    await expect.poll(() => page.getByTestId('workflow-dataset').count()).toBe(30);
+    await page.waitForTimeout(300);
+    const frame = (await page.locator('.react-flow').boundingBox())!;
+    const boxes = await page.locator('.react-flow__node').evaluateAll((nodes) =>
+      nodes.map((node) => {
+        const r = node.getBoundingClientRect();
+        const name = node.querySelector<HTMLElement>('.graph-node__short');
+        return {
+          name: node.querySelector('.graph-node__full')?.textContent ?? '',
+          x: r.x,
+          y: r.y,
+          width: r.width,
+          height: r.height,
+          // The short name as drawn on screen (the node is scaled by the zoom).
+          namePx:
+            name && getComputedStyle(name).display !== 'none'
+              ? (parseFloat(getComputedStyle(name).fontSize) * r.width) / node.clientWidth
+              : 0,
+        };
+      }),
+    );
+    const byName = new Map(boxes.map((b) => [b.name, b]));
+    // The chain in the order data flowed: step 0, table 0, step 1, table 1, ...
+    const chain = Array.from({ length: 30 }, (_, n) => [step(n), `chain.table_${n}`]).flat();
+    const at = chain.map((name) => byName.get(name)!);
+    expect(at.every(Boolean)).toBe(true);
+    // Opened whole, every box inside the frame, its short name at least 11 px tall on screen.
+    for (const box of at) {
+      expect(box.x).toBeGreaterThanOrEqual(frame.x - 1);
+      expect(box.y).toBeGreaterThanOrEqual(frame.y - 1);
+      expect(box.x + box.width).toBeLessThanOrEqual(frame.x + frame.width + 1);
+      expect(box.y + box.height).toBeLessThanOrEqual(frame.y + frame.height + 1);
+      expect(box.namePx).toBeGreaterThanOrEqual(11);
+    }
+    // Bands read like lines: the next box is to the right on the same band, or the first of the band below.
+    const bands: (typeof at)[] = [[at[0]!]];
+    for (let i = 1; i < at.length; i++) {
+      const [before, box] = [at[i - 1]!, at[i]!];
+      if (Math.abs(box.y - before.y) < 1) {
+        expect(box.x).toBeGreaterThan(before.x + before.width);
+        bands.at(-1)!.push(box);
+      } else {
+        expect(box.y).toBeGreaterThan(before.y + before.height);
+        expect(Math.abs(box.x - at[0]!.x)).toBeLessThan(1);
+        bands.push([box]);
+      }
+    }
+    expect(bands.length).toBeGreaterThanOrEqual(4);
+    // Every band but the last is equally long; the picture is about as wide as the frame for its height.
+    expect(new Set(bands.slice(0, -1).map((band) => band.length)).size).toBe(1);
+    const right = Math.max(...at.map((b) => b.x + b.width));
+    const bottom = Math.max(...at.map((b) => b.y + b.height));
+    const aspect = (right - at[0]!.x) / (bottom - at[0]!.y);
+    expect(aspect).toBeGreaterThan(1);
+    expect(aspect).toBeLessThan(3);
+    // Opened whole, it needs no minimap over its corner.
+    expect(await page.locator('.react-flow__minimap').count()).toBe(0);
+    // The edge back to a band's start is a step through the gap between bands.
+    expect(await page.locator('.react-flow__edge-smoothstep').count()).toBe(bands.length - 1);
+    await screenshot(page, 'workflow-linear-chain');
   });
 });

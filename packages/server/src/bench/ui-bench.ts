@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, BrowserType, CDPSession } from 'playwright-core';
@@ -38,6 +38,11 @@ export interface PanZoom {
   readonly mainThreadCpuMsPerFrame: number;
   /** The same for the whole renderer process (main thread, compositor and raster threads). */
   readonly rendererCpuMsPerFrame: number;
+  /**
+   * The same for Chromium's GPU process, where `--disable-gpu` composites every frame in software (its
+   * compositor thread draws each layer's quads): from /proc, null where there is none to read.
+   */
+  readonly gpuProcessCpuMsPerFrame: number | null;
 }
 
 /** Frames per second panning and zooming a large graph, and the time until it is readable, per load. */
@@ -52,6 +57,8 @@ export interface PanZoomResult {
   readonly readableMs: Percentiles;
   readonly mainThreadCpuMsPerFrame: Percentiles;
   readonly rendererCpuMsPerFrame: Percentiles;
+  /** Null where the GPU process's CPU time could not be read (not Linux). */
+  readonly gpuProcessCpuMsPerFrame: Percentiles | null;
 }
 
 /** How many nodes the pan-and-zoom measurement draws. */
@@ -126,7 +133,7 @@ export async function runGraphRender(
     const userAgent = String(await blank.evaluate('navigator.userAgent'));
     const version = /Chrome\/([\d.]+)/.exec(userAgent)?.[1] ?? 'unknown version';
     const loads: GraphRender[] = [];
-    for (let i = 0; i < runs; i++) loads.push(await renderOnce(context, server.url, nodes));
+    for (let i = 0; i < runs; i++) loads.push(await renderOnce(context, server.url, nodes, profile));
     const [warmup, ...measured] = loads as [GraphRender, ...GraphRender[]];
     const of = (key: 'totalMs' | 'layoutMs' | 'renderMs' | 'wallMs' | 'readableMs') =>
       percentiles(measured.map((run) => run[key]));
@@ -134,7 +141,9 @@ export async function runGraphRender(
     const interactive: (GraphRender & { panZoom: PanZoom })[] = [];
     for (let i = 0; i < runs; i++)
       interactive.push(
-        (await renderOnce(context, server.url, PAN_ZOOM_NODES, true)) as GraphRender & { panZoom: PanZoom },
+        (await renderOnce(context, server.url, PAN_ZOOM_NODES, profile, true)) as GraphRender & {
+          panZoom: PanZoom;
+        },
       );
     const panLoads = interactive.slice(1).map((load) => ({ ...load.panZoom, readableMs: load.readableMs }));
     const panZoom: PanZoomResult = {
@@ -147,6 +156,9 @@ export async function runGraphRender(
       readableMs: percentiles(panLoads.map((l) => l.readableMs)),
       mainThreadCpuMsPerFrame: percentiles(panLoads.map((l) => l.mainThreadCpuMsPerFrame)),
       rendererCpuMsPerFrame: percentiles(panLoads.map((l) => l.rendererCpuMsPerFrame)),
+      gpuProcessCpuMsPerFrame: panLoads.every((l) => l.gpuProcessCpuMsPerFrame !== null)
+        ? percentiles(panLoads.map((l) => l.gpuProcessCpuMsPerFrame!))
+        : null,
     };
     return {
       status: 'measured',
@@ -180,10 +192,37 @@ async function cpuTimes(session: CDPSession): Promise<CpuTimes> {
   return { thread: value('ThreadTime'), process: value('ProcessTime') };
 }
 
+/**
+ * Seconds of CPU (user and system) the GPU process of the Chromium using `profile` has used, from /proc: the
+ * DevTools protocol's counters cover the renderer only. Undefined where there is no /proc or no such process.
+ */
+export async function gpuProcessSeconds(profile: string): Promise<number | undefined> {
+  let pids: string[];
+  try {
+    pids = (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return undefined;
+  }
+  for (const pid of pids) {
+    try {
+      // Chromium rewrites its processes' titles, so the arguments may be one string: search it whole.
+      const command = await readFile(`/proc/${pid}/cmdline`, 'utf8');
+      if (!command.includes('--type=gpu-process') || !command.includes(profile)) continue;
+      // The fields after the command's name in parentheses: utime and stime are the 12th and 13th.
+      const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      continue;
+    }
+  }
+  return undefined;
+}
+
 async function renderOnce(
   context: BrowserContext,
   baseUrl: string,
   nodes: number,
+  profile: string,
   interact = false,
 ): Promise<GraphRender> {
   const page = await context.newPage();
@@ -196,25 +235,29 @@ async function renderOnce(
       throw new Error('the web app is not built (packages/web/dist): run npm run build first');
     }
     // Strings, not functions: this package compiles without the DOM library, so `window` has no type here.
-    let cpu: { before: CpuTimes; session: CDPSession } | undefined;
+    let cpu: { before: CpuTimes; gpu: number | undefined; session: CDPSession } | undefined;
     if (interact) {
       await page.waitForFunction('window.__headwaterBenchReady !== undefined', undefined, {
         timeout: 120_000,
       });
       const session = await context.newCDPSession(page);
       await session.send('Performance.enable');
-      cpu = { before: await cpuTimes(session), session };
+      cpu = { before: await cpuTimes(session), gpu: await gpuProcessSeconds(profile), session };
       await page.evaluate('window.__headwaterBenchGo = true');
     }
     await page.waitForFunction('window.__headwaterBench !== undefined', undefined, { timeout: 120_000 });
     const wallMs = performance.now() - startedAt;
     const result = await page.evaluate<
       Omit<GraphRender, 'wallMs'> & {
-        panZoom?: Omit<PanZoom, 'mainThreadCpuMsPerFrame' | 'rendererCpuMsPerFrame'>;
+        panZoom?: Omit<
+          PanZoom,
+          'mainThreadCpuMsPerFrame' | 'rendererCpuMsPerFrame' | 'gpuProcessCpuMsPerFrame'
+        >;
       }
     >('window.__headwaterBench');
     if (cpu && result.panZoom) {
       const after = await cpuTimes(cpu.session);
+      const gpuAfter = await gpuProcessSeconds(profile);
       const perFrame = (seconds: number) => Math.round(((seconds * 1000) / result.panZoom!.frames) * 10) / 10;
       return {
         ...result,
@@ -222,6 +265,8 @@ async function renderOnce(
           ...result.panZoom,
           mainThreadCpuMsPerFrame: perFrame(after.thread - cpu.before.thread),
           rendererCpuMsPerFrame: perFrame(after.process - cpu.before.process),
+          gpuProcessCpuMsPerFrame:
+            cpu.gpu === undefined || gpuAfter === undefined ? null : perFrame(gpuAfter - cpu.gpu),
         },
         wallMs,
       } as GraphRender;

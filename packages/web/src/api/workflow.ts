@@ -87,7 +87,13 @@ export function workflowModel(answer: RunChildrenJson, withDatasets: boolean): W
   return { nodes, edges };
 }
 
-/** What the layout worker needs: one box per node, all of `size`. */
+/**
+ * The shape a long pipeline is wrapped to: about that of the graph's frame beside the details panel at 1440x900
+ * and 1920x1080, so that a chain of node runs fits it in bands instead of one row too long to read.
+ */
+const WORKFLOW_ASPECT = 16 / 9;
+
+/** What the layout worker needs: one box per node, all of `size`; a long chain wrapped into bands. */
 export function workflowLayoutRequest(
   model: WorkflowModel,
   size: { width: number; height: number },
@@ -95,6 +101,7 @@ export function workflowLayoutRequest(
   return {
     nodes: [...model.nodes.keys()].map((id) => ({ id, ...size })),
     edges: model.edges,
+    wrap: { aspect: WORKFLOW_ASPECT },
   };
 }
 

@@ -21,7 +21,7 @@ export const DatasetGraphNode = memo(function DatasetGraphNode({
   const fields = node.data.fields;
   return (
     <div
-      className={`graph-node graph-node--dataset${isRoot ? ' graph-node--root' : ''}`}
+      className={`graph-node graph-node--dataset${isRoot ? ' graph-node--root' : ''}${expanded ? ' graph-node--expanded' : ''}`}
       data-testid="dataset-node"
     >
       <Handle type="target" position={Position.Left} id="in" />

@@ -3,7 +3,6 @@ import { useStoreApi } from '@xyflow/react';
 import type { CauseKind } from '../api/analysis.js';
 import {
   CANVAS_LABEL_PX,
-  backgroundGap,
   canvasDrawsLabels,
   drawScene,
   type Scene,
@@ -18,16 +17,24 @@ export const canvasCauseText = (kinds: readonly CauseKind[]): string =>
 /** How much of the screen's width and height the canvas reaches beyond each side. */
 const margin = 0.25;
 
-function dotPattern(context: CanvasRenderingContext2D): CanvasPattern | null {
-  const tile = document.createElement('canvas');
-  tile.width = backgroundGap;
-  tile.height = backgroundGap;
-  const dot = tile.getContext('2d');
-  if (!dot) return null;
-  // xyflow's dotted background: a dot of radius 0.5 at each tile's corner, in #e2e8f0 (LineageGraph's colour).
-  dot.fillStyle = '#e2e8f0';
-  dot.fillRect(0, 0, 1, 1);
-  return context.createPattern(tile, 'repeat');
+/** The background's dot patterns, one per tile size in canvas pixels, made on first use. */
+function dotPatterns(context: CanvasRenderingContext2D): (pixels: number) => CanvasPattern | null {
+  const made = new Map<number, CanvasPattern | null>();
+  return (pixels) => {
+    if (made.has(pixels)) return made.get(pixels)!;
+    const tile = document.createElement('canvas');
+    tile.width = pixels;
+    tile.height = pixels;
+    const dot = tile.getContext('2d');
+    // xyflow's dotted background: a dot at each tile's corner, in #e2e8f0 (LineageGraph's colour).
+    if (dot) {
+      dot.fillStyle = '#e2e8f0';
+      dot.fillRect(0, 0, 1, 1);
+    }
+    const pattern = dot ? context.createPattern(tile, 'repeat') : null;
+    made.set(pixels, pattern);
+    return pattern;
+  };
 }
 
 function paletteOf(element: Element, context: CanvasRenderingContext2D): ScenePalette {
@@ -35,7 +42,7 @@ function paletteOf(element: Element, context: CanvasRenderingContext2D): ScenePa
   const color = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
   return {
     font: style.fontFamily || 'sans-serif',
-    dots: dotPattern(context),
+    dots: dotPatterns(context),
     colors: {
       edge: color('--xy-edge-stroke-default', '#b1b1b7'),
       text: color('--text', '#111827'),
@@ -48,6 +55,8 @@ function paletteOf(element: Element, context: CanvasRenderingContext2D): ScenePa
       running: color('--running', '#2563eb'),
       new: color('--new', '#6b7280'),
       dataset: color('--dataset', '#94a3b8'),
+      column: color('--column', '#7c3aed'),
+      background: color('--graph-background', 'white'),
     },
   };
 }
@@ -56,7 +65,7 @@ function paletteOf(element: Element, context: CanvasRenderingContext2D): ScenePa
  * A large graph's edges, and its nodes when they are too small to read in full, drawn on one canvas under
  * xyflow's nodes. It redraws on each change of the viewport straight from xyflow's store, without a React
  * render: a frame costs one pass over the boxes and edges (those off screen are skipped) and no DOM change. The
- * canvas says what it drew in `data-drawn-nodes` and, when names are on it, `data-label-px` (their size on
+ * canvas says what it drew in `data-drawn-nodes`, `data-drawn-column-edges` and, when names are on it, `data-label-px` (their size on
  * screen), for the benchmark and the tests.
  */
 export function GraphCanvas({ scene, withNodes }: { scene: Scene; withNodes: boolean }) {
@@ -64,7 +73,9 @@ export function GraphCanvas({ scene, withNodes }: { scene: Scene; withNodes: boo
   const canvas = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
     const element = canvas.current;
-    const context = element?.getContext('2d');
+    // Opaque (it paints the frame's background itself): the software compositor then draws the canvas as an
+    // opaque quad and skips what is under it.
+    const context = element?.getContext('2d', { alpha: false });
     if (!element || !context) return;
     const palette = paletteOf(element, context);
     const widths = new Map<string, number>();
@@ -97,8 +108,9 @@ export function GraphCanvas({ scene, withNodes }: { scene: Scene; withNodes: boo
         measure,
       );
       drawnAt = { x: x + mx, y: y + my, zoom };
-      element.dataset.drawnNodes = String(drawn);
-      if (withNodes && drawn > 0 && canvasDrawsLabels(zoom))
+      element.dataset.drawnNodes = String(drawn.nodes);
+      element.dataset.drawnColumnEdges = String(drawn.columnEdges);
+      if (withNodes && drawn.nodes > 0 && canvasDrawsLabels(zoom))
         element.dataset.labelPx = String(CANVAS_LABEL_PX);
       else delete element.dataset.labelPx;
     };

@@ -5,6 +5,7 @@ import {
   MiniMap,
   ReactFlow,
   ReactFlowProvider,
+  type Edge,
   type NodeMouseHandler,
   type NodeTypes,
   type ReactFlowInstance,
@@ -27,6 +28,7 @@ import { GroupGraphNode } from './GroupGraphNode.js';
 import { JobGraphNode } from './JobGraphNode.js';
 
 const noNodes: FlowNode[] = [];
+const noEdges: Edge[] = [];
 const nodeTypes: NodeTypes = { dataset: DatasetGraphNode, job: JobGraphNode, group: GroupGraphNode };
 
 /**
@@ -103,7 +105,8 @@ const grow = (rect: Rect, by: number): Rect => ({
   height: rect.height * (1 + 2 * by),
 });
 
-function applyLevelOfDetail(frame: HTMLElement | null, viewport: Viewport): void {
+/** Sets the level of detail of `viewport` on a graph's frame (see {@link levelOfDetail}); the workflow's too. */
+export function applyLevelOfDetail(frame: HTMLElement | null, viewport: Viewport): void {
   if (!frame) return;
   const { lod, labelScale } = levelOfDetail(viewport.zoom);
   if (frame.dataset.lod !== lod) frame.dataset.lod = lod;
@@ -126,22 +129,12 @@ export function LineageGraph(props: LineageGraphProps) {
     if (node.type !== 'group') onNodeClick(node.id, event.shiftKey);
   };
   const large = nodes.length > virtualizeAbove;
-  // A large graph's edges are on the canvas, except column edges, which end at handles only the DOM has.
+  // A large graph's edges, column edges among them, are all on the canvas.
   const scene = useMemo(
-    () =>
-      large
-        ? sceneOf(
-            nodes,
-            edges.filter((e) => e.className !== 'is-column'),
-            canvasCauseText,
-          )
-        : undefined,
+    () => (large ? sceneOf(nodes, edges, canvasCauseText) : undefined),
     [large, nodes, edges],
   );
-  const domEdges = useMemo(
-    () => (large ? edges.filter((e) => e.className === 'is-column') : edges),
-    [large, edges],
-  );
+  const domEdges = large ? noEdges : edges;
   // A large graph gives xyflow only the nodes in a window around the screen, from the near level on: xyflow
   // renders every node it has not measured yet, so all 5,000 would be mounted at once. The window is a third
   // wider than the screen on each side and moves only when the screen leaves it, so a pan mounts a strip of

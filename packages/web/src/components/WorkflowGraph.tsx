@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import {
   Background,
   Controls,
@@ -16,6 +16,7 @@ import type { LayoutResult } from '../graph/layout.js';
 import { NODE_HEIGHT, NODE_WIDTH } from '../graph/flow-elements.js';
 import { WorkflowDatasetGraphNode, type WorkflowDatasetNodeData } from './WorkflowDatasetGraphNode.js';
 import { WorkflowRunGraphNode, type WorkflowRunNodeData } from './WorkflowRunGraphNode.js';
+import { applyLevelOfDetail } from './LineageGraph.js';
 
 const nodeTypes: NodeTypes = { run: WorkflowRunGraphNode, dataset: WorkflowDatasetGraphNode };
 
@@ -25,10 +26,12 @@ type WorkflowFlowNode = Node<WorkflowRunNodeData, 'run'> | Node<WorkflowDatasetN
 export const WORKFLOW_NODE_SIZE = { width: NODE_WIDTH, height: NODE_HEIGHT } as const;
 
 /**
- * The smallest zoom the graph opens at: names, states and durations stay readable. A pipeline too wide to fit
- * at it opens on the selected node (the failed one by default); the minimap and the controls reach the rest.
+ * The smallest zoom the graph opens at: short names and states stay readable at the level of detail's label
+ * size (durations from the near level on). A pipeline too large to fit at it, even wrapped into bands by the
+ * layout, opens on the selected node (the failed one by default); the minimap and the controls reach the rest.
  */
-const MIN_OPENING_ZOOM = 0.75;
+const MIN_OPENING_ZOOM = 0.4;
+const FIT_PADDING = 0.12;
 
 const minimapColor = (node: WorkflowFlowNode): string => {
   if (node.type === 'dataset') return '#94a3b8';
@@ -39,7 +42,9 @@ const minimapColor = (node: WorkflowFlowNode): string => {
 
 /**
  * A parent run's children as a graph, laid out by the explorer's layered layout (in its worker): runs and the
- * datasets between them, left to right in the order data flowed. Edges into a failed run, and out of it, are red.
+ * datasets between them, left to right in the order data flowed, a long chain wrapped into bands read like lines
+ * of text (the edge to a band's start runs back under the band before). Edges into a failed run, and out of it,
+ * are red. Names follow the lineage graph's level of detail.
  */
 export function WorkflowGraph({
   model,
@@ -68,25 +73,43 @@ export function WorkflowGraph({
         .filter((n) => n.kind === 'run' && n.child.state === 'FAILED')
         .map((n) => n.id),
     );
+    const x = (id: string) => layout.positions.get(id)?.x ?? 0;
     const edges: Edge[] = model.edges.map(({ source, target }) => ({
       id: `${source}->${target}`,
       source,
       target,
       sourceHandle: 'out',
       targetHandle: 'in',
+      // Back to the next band's start: in steps through the gap between the bands, not across the boxes.
+      ...(x(target) <= x(source) ? { type: 'smoothstep' } : {}),
       className: failed.has(source) || failed.has(target) ? 'is-cause-path' : '',
     }));
     return { nodes, edges };
   }, [model, layout, selected]);
+  const frame = useRef<HTMLDivElement>(null);
+  // A graph that opens whole needs no minimap, which would only cover its lower right corner.
+  const [whole, setWhole] = useState(false);
   const onInit = async (flow: ReactFlowInstance<WorkflowFlowNode>) => {
-    await flow.fitView({ padding: 0.12, maxZoom: 1, minZoom: MIN_OPENING_ZOOM });
+    applyLevelOfDetail(frame.current, flow.getViewport());
+    await flow.fitView({ padding: FIT_PADDING, maxZoom: 1, minZoom: MIN_OPENING_ZOOM });
     const at = selected === undefined ? undefined : layout.positions.get(selected);
-    if (flow.getZoom() > MIN_OPENING_ZOOM + 0.001 || !at) return;
+    // The zoom the fit wanted, as xyflow computes it (the frame over the layout's size and padding).
+    const element = frame.current;
+    const fitZoom = element
+      ? Math.min(
+          element.clientWidth / (layout.width * (1 + FIT_PADDING)),
+          element.clientHeight / (layout.height * (1 + FIT_PADDING)),
+        )
+      : 0;
+    // Whole on screen at the opening zoom, if with less than the padding.
+    setWhole(fitZoom * (1 + FIT_PADDING) >= MIN_OPENING_ZOOM);
+    const fits = fitZoom >= MIN_OPENING_ZOOM;
+    if (fits || !at) return;
     await flow.setCenter(at.x + NODE_WIDTH / 2, at.y + NODE_HEIGHT / 2, { zoom: MIN_OPENING_ZOOM });
   };
   return (
     <ReactFlowProvider>
-      <div className="graph-canvas" data-lod="near">
+      <div className="graph-canvas" data-lod="near" ref={frame}>
         <ReactFlow<WorkflowFlowNode>
           nodes={nodes}
           edges={edges}
@@ -99,11 +122,12 @@ export function WorkflowGraph({
           minZoom={0.05}
           maxZoom={2}
           onInit={(flow) => void onInit(flow)}
+          onMove={(_, viewport) => applyLevelOfDetail(frame.current, viewport)}
           proOptions={{ hideAttribution: true }}
         >
           <Background gap={24} color="#e2e8f0" />
           <Controls showInteractive={false} />
-          <MiniMap<WorkflowFlowNode> pannable zoomable nodeColor={minimapColor} />
+          {!whole && <MiniMap<WorkflowFlowNode> pannable zoomable nodeColor={minimapColor} />}
         </ReactFlow>
       </div>
     </ReactFlowProvider>

@@ -3,13 +3,18 @@ import type { LayoutRequest, LayoutResult, Point } from './layout.js';
 const layerGap = 72;
 const nodeGap = 24;
 const groupPadding = { top: 36, side: 12 };
+/** Between two bands of a wrapped layout: room for the edge that runs back to the next band's start. */
+const bandGap = 96;
+/** A graph narrower than this (8 layers of boxes; about 1,600 px on screen at a readable zoom) is never wrapped. */
+const wrapWiderThan = 2_400;
 const sweeps = 4;
 
 /**
  * The explorer's one layout, at every size: longest-path layering, a few barycenter sweeps to reduce crossings,
  * child jobs of a group kept together in each layer, and evenly spaced rows. Linear in the graph's size (5,000
  * nodes in well under 100 ms, where ELK's layered algorithm takes 10 s or more), so the same picture is drawn
- * whether a graph has 10 nodes or 10,000. Each group is the box around its children.
+ * whether a graph has 10 nodes or 10,000. Each group is the box around its children. Asked to (`wrap`), a long
+ * chain is cut into bands of layers, one under the other (see {@link bandsOf}).
  */
 export function fastLayeredLayout(request: LayoutRequest): LayoutResult {
   const started = performance.now();
@@ -92,11 +97,11 @@ export function fastLayeredLayout(request: LayoutRequest): LayoutResult {
     renumber(row);
   }
 
+  // Each layer's boxes stacked from y = 0; its width, its extent (with a group's bottom border) and the bottom of
+  // its last box, by which it is centred.
   const positions = new Map<string, Point>();
-  let height = 0;
-  let x = 0;
-  for (const row of layers) {
-    let columnWidth = 0;
+  const columns = layers.map((row) => {
+    let width = 0;
     let y = 0;
     let previousParent: string | undefined;
     for (const v of row) {
@@ -107,22 +112,46 @@ export function fastLayeredLayout(request: LayoutRequest): LayoutResult {
         if (node.parent !== undefined) y += groupPadding.top;
       }
       previousParent = node.parent;
-      positions.set(node.id, { x, y });
+      positions.set(node.id, { x: 0, y });
       y += node.height + nodeGap;
-      columnWidth = Math.max(columnWidth, node.width);
+      width = Math.max(width, node.width);
     }
-    if (previousParent !== undefined) y += groupPadding.side;
-    height = Math.max(height, y - nodeGap);
-    x += columnWidth + layerGap;
-  }
-  const width = Math.max(0, x - layerGap);
-  // Centre each layer vertically on the tallest, so that short layers do not all hug the top.
-  for (const row of layers) {
     const last = request.nodes[row.at(-1)!]!;
     const bottom = positions.get(last.id)!.y + last.height;
-    const shift = (height - bottom) / 2;
-    for (const v of row) positions.get(request.nodes[v]!.id)!.y += shift;
+    if (previousParent !== undefined) y += groupPadding.side;
+    return { width, extent: y - nodeGap, bottom };
+  });
+  // A group's jobs stay in one band: no break between two layers a group has members in.
+  const groupLayers = new Map<string, { first: number; last: number }>();
+  request.nodes.forEach((node, v) => {
+    if (node.parent === undefined) return;
+    const span = groupLayers.get(node.parent) ?? { first: layer[v]!, last: layer[v]! };
+    groupLayers.set(node.parent, {
+      first: Math.min(span.first, layer[v]!),
+      last: Math.max(span.last, layer[v]!),
+    });
+  });
+  const breakable = columns.map(() => true);
+  for (const { first, last } of groupLayers.values()) breakable.fill(false, first, last);
+  let width = 0;
+  let top = 0;
+  for (const band of bandsOf(columns, breakable, request.wrap?.aspect)) {
+    const bandHeight = Math.max(...band.map((l) => columns[l]!.extent));
+    let x = 0;
+    for (const l of band) {
+      // Each layer centred vertically on the band's tallest, so that short layers do not all hug its top.
+      const shift = top + (bandHeight - columns[l]!.bottom) / 2;
+      for (const v of layers[l]!) {
+        const at = positions.get(request.nodes[v]!.id)!;
+        at.x = x;
+        at.y += shift;
+      }
+      x += columns[l]!.width + layerGap;
+    }
+    width = Math.max(width, x - layerGap);
+    top += bandHeight + bandGap;
   }
+  const height = Math.max(0, top - bandGap);
 
   const groupSizes = new Map<string, { width: number; height: number }>();
   const members = new Map<string, string[]>();
@@ -156,4 +185,45 @@ export function fastLayeredLayout(request: LayoutRequest): LayoutResult {
     }
   }
   return { positions, groupSizes, width, height, elapsedMs: performance.now() - started };
+}
+
+/**
+ * The layers of each band, left to right, bands top to bottom. One band unless `aspect` is given and the graph is
+ * wider than {@link wrapWiderThan} and more than twice as wide as `aspect` for its height (a long chain): then it is cut into bands, at layers `breakable`
+ * after, of as many layers as bring the whole closest to `aspect`. It depends on the graph only, not on the
+ * screen, so the same graph is always drawn the same.
+ */
+function bandsOf(
+  columns: readonly { readonly width: number; readonly extent: number }[],
+  breakable: readonly boolean[],
+  aspect: number | undefined,
+): number[][] {
+  const all = columns.map((_, l) => l);
+  const wholeWidth = columns.reduce((sum, c) => sum + c.width + layerGap, -layerGap);
+  const wholeHeight = Math.max(0, ...columns.map((c) => c.extent));
+  if (!aspect || wholeWidth <= wrapWiderThan || wholeWidth <= 2 * aspect * wholeHeight) return [all];
+  const cut = (most: number): number[][] => {
+    const bands: number[][] = [];
+    for (let start = 0; start < columns.length;) {
+      let end = Math.min(columns.length, start + most);
+      while (end < columns.length && !breakable[end - 1]) end++;
+      bands.push(all.slice(start, end));
+      start = end;
+    }
+    return bands;
+  };
+  let best = [all];
+  let bestScore = Math.abs(Math.log(wholeWidth / wholeHeight / aspect));
+  for (let most = 1; most < columns.length; most++) {
+    const bands = cut(most);
+    const width = Math.max(
+      ...bands.map((band) => band.reduce((sum, l) => sum + columns[l]!.width + layerGap, -layerGap)),
+    );
+    const height =
+      bands.reduce((sum, band) => sum + Math.max(...band.map((l) => columns[l]!.extent)), 0) +
+      (bands.length - 1) * bandGap;
+    const score = Math.abs(Math.log(width / height / aspect));
+    if (score < bestScore) [best, bestScore] = [bands, score];
+  }
+  return best;
 }

@@ -261,3 +261,14 @@ function pushDownBelowExpanded(input: FlowInput, positions: Map<string, { x: num
 /** The height a dataset's column list adds when expanded. */
 export const expandedExtraHeight = (node: DatasetNode): number =>
   Math.max(1, node.data.fields.length) * FIELD_ROW_HEIGHT + 8;
+
+/** Below an expanded dataset's last column row: the box's 2 px border and the list's 4 px padding. */
+const FIELDS_BOTTOM_INSET = 6;
+
+/**
+ * Where field `index` of an expanded dataset of `height` (and `fieldCount` fields) has its handles, from the top of
+ * its box: the rows sit at the bottom of the box (`.graph-node--expanded` in the styles), so the place is the same
+ * whatever the level of detail shows above them. The canvas draws column edges to it; the DOM puts its handles there.
+ */
+export const fieldHandleY = (height: number, fieldCount: number, index: number): number =>
+  height - FIELDS_BOTTOM_INSET - (fieldCount - index) * FIELD_ROW_HEIGHT + FIELD_ROW_HEIGHT / 2;

@@ -18,6 +18,11 @@ export interface LayoutRequest {
   readonly edges: readonly LayoutEdge[];
   /** Ids of groups; their size is computed from what they hold. */
   readonly groups?: readonly string[];
+  /**
+   * Cut a graph far wider than deep (a long chain) into bands of layers, one under the other, read like lines
+   * of text, about this wide for their height. None: one row of layers, however long.
+   */
+  readonly wrap?: { readonly aspect: number };
 }
 
 export interface Point {

@@ -1,7 +1,7 @@
 import type { Edge } from '@xyflow/react';
 import { shortName } from '../format.js';
 import type { CauseKind } from '../api/analysis.js';
-import type { FlowNode } from './flow-elements.js';
+import { FIELD_ROW_HEIGHT, NODE_HEIGHT, fieldHandleY, type FlowNode } from './flow-elements.js';
 
 /** A node as the canvas draws it: an absolute box (graph units) and what its look depends on. */
 export interface SceneBox {
@@ -20,6 +20,8 @@ export interface SceneBox {
   readonly isRoot: boolean;
   readonly causes: string;
   readonly collapsed: boolean;
+  /** An expanded dataset's column names, in the order of its rows; empty otherwise. */
+  readonly fields: readonly string[];
 }
 
 /** An edge as a cubic curve from the source's right side to the target's left side. */
@@ -28,7 +30,7 @@ export interface SceneEdge {
   readonly sy: number;
   readonly tx: number;
   readonly ty: number;
-  /** `is-cause-path`, `is-path`, `is-dimmed` or '' (plain). */
+  /** `is-cause-path`, `is-path`, `is-dimmed`, `is-column` (column to column) or '' (plain). */
   readonly style: string;
 }
 
@@ -43,7 +45,17 @@ export interface Scene {
   readonly byId: ReadonlyMap<string, SceneBox>;
 }
 
-const edgeStyles = ['is-cause-path', 'is-path', 'is-dimmed'] as const;
+const edgeStyles = ['is-column', 'is-cause-path', 'is-path', 'is-dimmed'] as const;
+
+/**
+ * Where an edge meets a box: at an expanded dataset's column row for a column handle (`in:field`, `out:field`),
+ * else the middle of the side, as xyflow places the handles of the DOM nodes.
+ */
+function handleY(box: SceneBox, handle: string | null | undefined): number {
+  const field = handle?.slice(handle.indexOf(':') + 1);
+  const index = handle?.includes(':') ? box.fields.indexOf(field!) : -1;
+  return index < 0 ? box.y + box.height / 2 : box.y + fieldHandleY(box.height, box.fields.length, index);
+}
 
 /** Builds the {@link Scene} of a graph; linear in its size, once per change of the elements, never per frame. */
 export function sceneOf(
@@ -76,6 +88,7 @@ export function sceneOf(
         isRoot: false,
         causes: '',
         collapsed: node.data.collapsed,
+        fields: [],
       };
     } else {
       const causes = causeText(node.data.causes);
@@ -92,6 +105,8 @@ export function sceneOf(
         isRoot: node.data.isRoot,
         causes,
         collapsed: false,
+        fields:
+          node.type === 'dataset' && node.data.expanded ? node.data.node.data.fields.map((f) => f.name) : [],
       };
     }
     byId.set(node.id, box);
@@ -107,9 +122,9 @@ export function sceneOf(
     const classes = edge.className ?? '';
     sceneEdges.push({
       sx: source.x + source.width,
-      sy: source.y + source.height / 2,
+      sy: handleY(source, edge.sourceHandle),
       tx: target.x,
-      ty: target.y + target.height / 2,
+      ty: handleY(target, edge.targetHandle),
       style: edgeStyles.find((s) => classes.includes(s)) ?? '',
     });
   }
@@ -137,8 +152,11 @@ export interface SceneViewport {
 /** Colours and fonts, read once from the page's CSS custom properties so the canvas matches the DOM nodes. */
 export interface ScenePalette {
   readonly font: string;
-  /** The background's dot, one {@link backgroundGap} tile; none where canvases cannot make patterns. */
-  readonly dots: CanvasPattern | null;
+  /**
+   * The background's dot in a square tile of `pixels` canvas pixels (the gap at the zoom drawn, rounded); null
+   * where canvases cannot make patterns.
+   */
+  readonly dots: (pixels: number) => CanvasPattern | null;
   readonly colors: Readonly<Record<string, string>>;
 }
 
@@ -152,10 +170,20 @@ const captionPx = 10;
 /** Whether at this zoom the canvas draws names (boxes too small for a word are drawn without). */
 export const canvasDrawsLabels = (zoom: number): boolean => 240 * zoom >= 44;
 
+/** What one {@link drawScene} drew: boxes and column-to-column edges (on screen or within its margin). */
+export interface SceneDrawn {
+  readonly nodes: number;
+  readonly columnEdges: number;
+}
+
+/** Column names of an expanded dataset are drawn on the canvas from this zoom on (about 7 px tall). */
+const canvasFieldZoom = 0.6;
+
 /**
  * Draws the scene in screen space: edges, culled to the visible rectangle and stroked in one path per style, then
  * node boxes with their short names at {@link CANVAS_LABEL_PX}. With `withNodes` false only edges are drawn (the
- * DOM shows the nodes). Returns how many boxes were drawn.
+ * DOM shows the nodes). Column edges are drawn as the DOM draws them: dashed, in the column colour, from and to
+ * the rows of expanded datasets.
  */
 export function drawScene(
   context: CanvasRenderingContext2D,
@@ -165,10 +193,12 @@ export function drawScene(
   palette: ScenePalette,
   withNodes: boolean,
   measure: (text: string, font: string) => number,
-): number {
+): SceneDrawn {
   const { x: ox, y: oy, zoom } = viewport;
   context.setTransform(size.pixelRatio, 0, 0, size.pixelRatio, 0, 0);
-  context.clearRect(0, 0, size.width, size.height);
+  // Opaque: the frame's white under everything, so that the compositor blends nothing under the canvas.
+  context.fillStyle = palette.colors.background!;
+  context.fillRect(0, 0, size.width, size.height);
   // The visible rectangle in graph units, with a margin for curves that bulge out of their end points' box.
   const left = -ox / zoom;
   const top = -oy / zoom;
@@ -177,13 +207,21 @@ export function drawScene(
   const colors = palette.colors;
   // The dotted background, here rather than xyflow's <Background>: its SVG pattern, re-rasterised at every
   // frame of a pan, cost about a third of the frame rate at 5,000 nodes.
-  if (backgroundGap * zoom >= 6 && palette.dots) {
-    // One fill with a pattern tile moved and scaled to the viewport, not a call per dot.
-    palette.dots.setTransform(new DOMMatrix([zoom, 0, 0, zoom, ox, oy]));
-    context.fillStyle = palette.dots;
-    context.fillRect(0, 0, size.width, size.height);
+  const tile = Math.round(backgroundGap * zoom * size.pixelRatio);
+  const dots = tile >= 6 ? palette.dots(tile) : null;
+  if (dots) {
+    // One fill with a tile of canvas pixels moved by whole pixels, not a call per dot: a pattern scaled to the
+    // zoom is resampled pixel by pixel, which cost about a fifth of a redraw. The gap is rounded to a pixel.
+    dots.setTransform(
+      new DOMMatrix([1, 0, 0, 1, Math.round(ox * size.pixelRatio), Math.round(oy * size.pixelRatio)]),
+    );
+    context.setTransform(1, 0, 0, 1, 0, 0);
+    context.fillStyle = dots;
+    context.fillRect(0, 0, size.width * size.pixelRatio, size.height * size.pixelRatio);
+    context.setTransform(size.pixelRatio, 0, 0, size.pixelRatio, 0, 0);
   }
-  for (const style of ['', 'is-dimmed', 'is-path', 'is-cause-path']) {
+  let columnEdges = 0;
+  for (const style of ['', 'is-dimmed', 'is-path', 'is-cause-path', 'is-column']) {
     context.beginPath();
     let any = false;
     for (const e of scene.edges) {
@@ -200,19 +238,26 @@ export function drawScene(
       context.moveTo(sx, sy);
       context.bezierCurveTo(sx + offset * zoom, sy, tx - offset * zoom, ty, tx, ty);
       any = true;
+      if (style === 'is-column') columnEdges++;
     }
     if (!any) continue;
     const highlighted = style === 'is-path' || style === 'is-cause-path';
     context.strokeStyle =
-      style === 'is-cause-path' ? colors.failed! : style === 'is-path' ? colors.path! : colors.edge!;
+      style === 'is-cause-path'
+        ? colors.failed!
+        : style === 'is-path'
+          ? colors.path!
+          : style === 'is-column'
+            ? colors.column!
+            : colors.edge!;
     context.globalAlpha = style === 'is-dimmed' ? 0.2 : 1;
-    context.lineWidth = highlighted ? 3 : 1;
-    context.setLineDash(style === 'is-cause-path' ? [10, 3] : []);
+    context.lineWidth = highlighted ? 3 : style === 'is-column' ? 1.5 : 1;
+    context.setLineDash(style === 'is-cause-path' ? [10, 3] : style === 'is-column' ? [5, 4] : []);
     context.stroke();
   }
   context.setLineDash([]);
   context.globalAlpha = 1;
-  if (!withNodes) return 0;
+  if (!withNodes) return { nodes: 0, columnEdges };
 
   const labels = canvasDrawsLabels(zoom);
   const labelFont = `600 ${CANVAS_LABEL_PX}px ${palette.font}`;
@@ -271,11 +316,14 @@ export function drawScene(
       context.roundRect(x - 3, y - 3, w + 6, h + 6, radius + 3);
       context.stroke();
     }
+    if (box.fields.length > 0 && zoom >= canvasFieldZoom) drawFields(context, box, x, y, w, zoom, palette);
     if (!labels) continue;
     const inner = x + Math.max(4, 10 * zoom) + (box.kind === 'dataset' ? 0 : 4 * zoom);
     const room = w - (inner - x) - 4;
-    if (h >= captionPx + CANVAS_LABEL_PX + 6) {
-      const gap = (h - captionPx - CANVAS_LABEL_PX - 3) / 2;
+    // An expanded dataset's names stay in the head of its box, above its rows.
+    const head = box.fields.length > 0 ? Math.min(h, NODE_HEIGHT * zoom) : h;
+    if (head >= captionPx + CANVAS_LABEL_PX + 6) {
+      const gap = (head - captionPx - CANVAS_LABEL_PX - 3) / 2;
       drawText(
         context,
         box.caption,
@@ -301,7 +349,7 @@ export function drawScene(
         context,
         box.label,
         inner,
-        y + h / 2 + CANVAS_LABEL_PX / 2 - 2,
+        y + head / 2 + CANVAS_LABEL_PX / 2 - 2,
         room,
         labelFont,
         colors.text!,
@@ -318,7 +366,28 @@ export function drawScene(
     }
   }
   context.globalAlpha = 1;
-  return drawn;
+  return { nodes: drawn, columnEdges };
+}
+
+/** An expanded dataset's column rows, where the DOM lists them (see {@link fieldHandleY}). */
+function drawFields(
+  context: CanvasRenderingContext2D,
+  box: SceneBox,
+  x: number,
+  y: number,
+  w: number,
+  zoom: number,
+  palette: ScenePalette,
+): void {
+  const first = y + fieldHandleY(box.height, box.fields.length, 0) * zoom - (FIELD_ROW_HEIGHT / 2) * zoom;
+  context.fillStyle = palette.colors.muted!;
+  context.fillRect(x + 2, first - 1, w - 4, 1);
+  context.font = `${11.5 * zoom}px ui-monospace, Menlo, monospace`;
+  context.fillStyle = palette.colors.text!;
+  box.fields.forEach((field, i) => {
+    const middle = y + fieldHandleY(box.height, box.fields.length, i) * zoom;
+    context.fillText(field, x + 10 * zoom, middle + 4 * zoom, w - 20 * zoom);
+  });
 }
 
 function borderColor(box: SceneBox, colors: Readonly<Record<string, string>>): string {
