@@ -189,7 +189,19 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     const writing = (await db.lead(undefined)) !== undefined;
     const state = new ModelState();
     const graph = new LineageGraph();
-    const columnGraph = new ColumnGraph();
+    // Column lineage is the largest part of the graph (millions of edges in a warehouse): it loads once the server
+    // listens (or when a request first needs it), and only the requests that need it wait for it (see app.ts), so
+    // a restart serves ingest and everything else seconds earlier, and nothing later than before.
+    const columnGraph = new ColumnGraph({ loaded: false });
+    let columnLoad: Promise<void> | undefined;
+    let columnLoaded = false;
+    const loadColumns = () =>
+      (columnLoad ??= loadColumnGraph(columnGraph, db, () => stopping, {
+        info: (message) => app.log.info(message),
+        warn: (error, message) => app.log.warn({ err: error }, message),
+      }).then(() => {
+        columnLoaded = !stopping;
+      }));
     // The loads are independent: at once, the store reads one while this process takes in another.
     const [readModel] = await Promise.all([
       writing
@@ -263,6 +275,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       state: readModel,
       graph,
       columnGraph,
+      columnLineageLoaded: () => (columnLoaded ? undefined : loadColumns()),
       pipeline,
       validator,
       frontDoor,
@@ -273,13 +286,6 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       keys: new ApiKeyVerifier(db, db.kind === 'postgres'),
     });
     forwardWritesToWriter(app, replication);
-    // Column lineage is the largest part of the graph (millions of edges in a warehouse): it loads while the
-    // server gets ready and after, and only the requests that need it wait for it (see app.ts), so a restart
-    // serves ingest and everything else seconds earlier, and nothing later than before.
-    const columnGraphLoaded = loadColumnGraph(columnGraph, db, () => stopping, {
-      info: (message) => app.log.info(message),
-      warn: (error, message) => app.log.warn({ err: error }, message),
-    });
     await replication.start({ mirrorLoaded: writing });
     let inFlight = 0;
     app.addHook('onRequest', (_request, _reply, done) => {
@@ -321,6 +327,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       url: undefined,
       async listen() {
         const address = await app.listen({ port: config.port, host: config.host });
+        void loadColumns();
         server.url = address.replace('[::1]', 'localhost');
         await replication.advertise(config.advertiseUrl ?? server.url);
         forwarder?.start();
@@ -349,7 +356,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
           await statistics?.close();
           health.close();
           await db.close();
-          await columnGraphLoaded;
+          await columnLoad;
         })();
         return closing;
       },

@@ -38,6 +38,11 @@ export interface AppDeps {
   readonly state: ReadModel;
   readonly graph: LineageGraph;
   readonly columnGraph: ColumnGraph;
+  /**
+   * Until the column graph is in (it loads after start): a promise of it, which starts the load if need be;
+   * undefined once it is in.
+   */
+  readonly columnLineageLoaded: () => Promise<void> | undefined;
   readonly pipeline: IngestPipeline;
   readonly validator: Validator;
   /** The one way in for events: limits, validation, normalisation, group commit, an outcome per event. */
@@ -123,11 +128,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The column graph loads after start (see server.ts): the routes that read it wait for it, up to a bound, then
   // answer 503 with Retry-After (the graph refuses to answer until it is in).
   app.addHook('preHandler', async (request) => {
-    const loading = deps.columnGraph.loading;
-    if (loading === undefined || !NEEDS_COLUMN_GRAPH.test(request.routeOptions.url ?? '')) return;
+    if (!NEEDS_COLUMN_GRAPH.test(request.routeOptions.url ?? '')) return;
+    const loading = deps.columnLineageLoaded();
+    if (loading === undefined) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      loading.catch(() => undefined),
+      loading,
       new Promise((resolve) => (timer = setTimeout(resolve, COLUMN_GRAPH_WAIT_MS))),
     ]);
     clearTimeout(timer);

@@ -122,10 +122,18 @@ export class ColumnGraph {
   #s = new Storage();
   #loading: Promise<void> | undefined;
   #loads = 0;
-  /** Whether the graph holds all that is committed (false while a load is under way or after one failed). */
-  #complete = true;
+  /** Whether the graph holds all that is committed (false before a load it waits for, while one is under way, after one failed). */
+  #complete: boolean;
   /** Commits taken in while not complete. */
   #held: ReadDelta[] = [];
+
+  /**
+   * @param options.loaded false for a graph that answers nothing until its first {@link load} is in (the
+   *   server's, loaded after start); a new graph is otherwise empty and complete, for commits to build on.
+   */
+  constructor(options: { loaded?: boolean } = {}) {
+    this.#complete = options.loaded ?? true;
+  }
   /** The last output column and kind looked up (in the storage they belong to): the next edge's, mostly. */
   #lastOutput = { storage: undefined as Storage | undefined, datasetId: -1, field: '', id: -1 };
   #lastKind = {
