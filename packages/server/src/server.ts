@@ -194,13 +194,10 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     // a restart serves ingest and everything else seconds earlier, and nothing later than before.
     const columnGraph = new ColumnGraph({ loaded: false });
     let columnLoad: Promise<void> | undefined;
-    let columnLoaded = false;
     const loadColumns = () =>
       (columnLoad ??= loadColumnGraph(columnGraph, db, () => stopping, {
         info: (message) => app.log.info(message),
         warn: (error, message) => app.log.warn({ err: error }, message),
-      }).then(() => {
-        columnLoaded = !stopping;
       }));
     // The loads are independent: at once, the store reads one while this process takes in another.
     const [readModel] = await Promise.all([
@@ -275,7 +272,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       state: readModel,
       graph,
       columnGraph,
-      columnLineageLoaded: () => (columnLoaded ? undefined : loadColumns()),
+      columnLineageLoaded: () => (columnGraph.complete ? undefined : loadColumns()),
       pipeline,
       validator,
       frontDoor,

@@ -62,7 +62,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void 
         // Migrations run before the server listens: a server that answers has applied them all.
         migrations: { applied: true },
         // Loaded after start; until then its routes wait for it (see app.ts).
-        columnLineage: deps.columnLineageLoaded() === undefined ? 'loaded' : 'loading',
+        columnLineage: deps.columnGraph.complete ? 'loaded' : 'loading',
         version: deps.version,
       },
     };

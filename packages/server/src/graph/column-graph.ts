@@ -93,14 +93,23 @@ class Storage {
 
   /** Makes room for `edges` edges and as many columns, so that a load does not grow the arrays again and again. */
   reserve(edges: number): void {
-    for (const array of [this.edgeOut, this.edgeIn, this.edgeSince, this.edgeKind, this.edgeKindSince]) {
-      array.reserve(edges);
-    }
-    for (const array of [this.nextInto, this.nextOutOf]) array.reserve(edges);
-    for (const array of [this.columnDataset, this.columnName, this.columnSince, this.nextColumn]) {
-      array.reserve(edges);
-    }
-    for (const array of [this.firstInto, this.lastInto, this.firstOutOf, this.lastOutOf])
+    for (const array of [
+      this.edgeOut,
+      this.edgeIn,
+      this.edgeSince,
+      this.edgeKind,
+      this.edgeKindSince,
+      this.nextInto,
+      this.nextOutOf,
+      this.columnDataset,
+      this.columnName,
+      this.columnSince,
+      this.nextColumn,
+      this.firstInto,
+      this.lastInto,
+      this.firstOutOf,
+      this.lastOutOf,
+    ])
       array.reserve(edges);
   }
 }
@@ -120,20 +129,13 @@ class Storage {
  */
 export class ColumnGraph {
   #s = new Storage();
-  #loading: Promise<void> | undefined;
-  #loads = 0;
-  /** Whether the graph holds all that is committed (false before a load it waits for, while one is under way, after one failed). */
-  #complete: boolean;
-  /** Commits taken in while not complete. */
-  #held: ReadDelta[] = [];
-
   /**
-   * @param options.loaded false for a graph that answers nothing until its first {@link load} is in (the
-   *   server's, loaded after start); a new graph is otherwise empty and complete, for commits to build on.
+   * Whether the graph holds all that is committed: false before the first load of a graph made to wait for one,
+   * while a load is under way, and after one failed.
    */
-  constructor(options: { loaded?: boolean } = {}) {
-    this.#complete = options.loaded ?? true;
-  }
+  #complete: boolean;
+  /** Commits taken in while not complete: as many as commit during a load (seconds), applied once it is in. */
+  #held: ReadDelta[] = [];
   /** The last output column and kind looked up (in the storage they belong to): the next edge's, mostly. */
   #lastOutput = { storage: undefined as Storage | undefined, datasetId: -1, field: '', id: -1 };
   #lastKind = {
@@ -144,6 +146,19 @@ export class ColumnGraph {
     masking: false,
     id: -1,
   };
+
+  /**
+   * @param options.loaded false for a graph that answers nothing until its first {@link load} is in (the
+   *   server's, loaded after start); a new graph is otherwise empty and complete, for commits to build on.
+   */
+  constructor(options: { loaded?: boolean } = {}) {
+    this.#complete = options.loaded ?? true;
+  }
+
+  /** Whether the graph answers: it holds all that is committed (see {@link load}). */
+  get complete(): boolean {
+    return this.#complete;
+  }
 
   /**
    * Takes over everything `other` holds, at once (synchronously, so readers never see a mix): how a replica
@@ -157,36 +172,19 @@ export class ColumnGraph {
   }
 
   /**
-   * While a load is under way: resolves once the graph holds what the store held (the server answers other
-   * requests meanwhile, and those that need column lineage wait for this; see app.ts).
-   */
-  get loading(): Promise<void> | undefined {
-    return this.#loading;
-  }
-
-  /**
    * Replaces what the graph holds with every column edge in the store (one load at a time). Commits taken in
    * meanwhile are held and applied once it is in (one the store already had is applied again, which changes
    * nothing); until it is in, the graph answers nothing, so a question is never answered from half a graph. A
    * load that fails leaves the graph refusing to answer, its commits still held, until a load succeeds.
    */
-  load(db: Queryable): Promise<void> {
-    const load = ++this.#loads;
+  async load(db: Queryable): Promise<void> {
     this.#complete = false;
-    const loading = (async () => {
-      try {
-        this.#s = new Storage();
-        await this.#read(db);
-        this.#complete = true;
-        const held = this.#held;
-        this.#held = [];
-        for (const delta of held) this.apply(delta);
-      } finally {
-        if (this.#loads === load) this.#loading = undefined;
-      }
-    })();
-    this.#loading = loading;
-    return loading;
+    this.#s = new Storage();
+    await this.#read(db);
+    this.#complete = true;
+    const held = this.#held;
+    this.#held = [];
+    for (const delta of held) this.apply(delta);
   }
 
   async #read(db: Queryable): Promise<void> {
@@ -210,7 +208,6 @@ export class ColumnGraph {
           'column_lineage',
         ),
         key: EDGE_KEY,
-        keyOf: (row) => EDGE_KEY.map((column) => row[column]),
       },
       (rows) => {
         for (const row of rows) {

@@ -1,7 +1,7 @@
 import type { ReadDelta } from '../store/read-delta.js';
 import type { Queryable } from '../store/db.js';
 import { MS, type Ms } from '../store/model-state.js';
-import { readAll } from '../store/paged-read.js';
+import { readAll, selectColumns } from '../store/paged-read.js';
 
 /** Which way to walk from the start node. */
 export type LineageDirection = 'upstream' | 'downstream' | 'both';
@@ -78,7 +78,7 @@ const CUTOFFS_SQL = `
 
 type CutoffRow = { job_id: number; key: string; first: Ms };
 
-/** The present cutoffs of the jobs in `jobIds`, or of every job (in pages of jobs). */
+/** The present cutoffs of the jobs in `jobIds`, or of every job (a whole-table read, see readAll). */
 export async function readCutoffs(db: Queryable, jobIds?: readonly number[]): Promise<CutoffRow[]> {
   if (jobIds !== undefined) return db.query(CUTOFFS_SQL, [jobIds]);
   const all: CutoffRow[] = [];
@@ -165,15 +165,16 @@ export class LineageGraph {
     await readAll<EdgeRow>(
       db,
       {
-        select: `SELECT job_id, direction, dataset_id, ${MS('last_seen')} AS at FROM lineage_edges`,
+        ...selectColumns<EdgeRow>(
+          [
+            ['job_id', 'number'],
+            ['direction', 'number'],
+            ['dataset_id', 'number'],
+            ['at', 'number', MS('last_seen')],
+          ],
+          'lineage_edges',
+        ),
         key: ['job_id', 'direction', 'dataset_id'],
-        keyOf: (row) => [row.job_id, row.direction, row.dataset_id],
-        fromText: (f) => ({
-          job_id: Number(f[0]),
-          direction: Number(f[1]),
-          dataset_id: Number(f[2]),
-          at: Number(f[3]),
-        }),
       },
       (rows) => {
         for (const row of rows) this.#addSighting(row.job_id, row.direction, row.dataset_id, row.at);

@@ -182,7 +182,6 @@ export class VersionCache extends LruMap<string, VersionRef> {
         where: `id >= coalesce((SELECT id FROM ${table} ORDER BY id DESC OFFSET $1 LIMIT 1), 0)`,
         params: [this.capacity],
         key: ['id'],
-        keyOf: (row) => [row.id],
       },
       (rows) => {
         read += rows.length;
@@ -273,7 +272,6 @@ export class ModelState {
         updatedAt: time(row.updated_at),
       });
     }
-    const byId = { key: ['id'], keyOf: (row: Record<string, unknown>) => [row.id] };
     const times = (...names: string[]): BulkColumn[] => names.map((name) => [name, 'number', MS(name)]);
     const datasets = readAll(
       db,
@@ -292,7 +290,7 @@ export class ModelState {
           ],
           'datasets',
         ),
-        ...byId,
+        key: ['id'],
       },
       (rows) => {
         for (const row of rows) {
@@ -336,7 +334,7 @@ export class ModelState {
           ],
           'jobs',
         ),
-        ...byId,
+        key: ['id'],
       },
       (rows) => {
         for (const row of rows) {

@@ -10,8 +10,8 @@ export interface PagedRead<Row> {
   readonly params?: readonly unknown[];
   /** Columns that order the rows and are unique together; pages follow them ascending. */
   readonly key: readonly string[];
-  /** The key of a row, in the order of {@link key}. */
-  readonly keyOf: (row: Row) => readonly unknown[];
+  /** The key of a row, in the order of {@link key}; by default the row's fields named as the key's columns. */
+  readonly keyOf?: (row: Row) => readonly unknown[];
   /** The whole ORDER BY when it must say more than the key (it must start with the key). */
   readonly orderBy?: string;
   /** @default 5000 */
@@ -35,6 +35,8 @@ export async function readPaged<Row>(
   const key = read.key.join(', ');
   const after = read.key.map((_, i) => `$${params.length + i + 1}`).join(', ');
   const order = read.orderBy ?? key;
+  const keyOf =
+    read.keyOf ?? ((row: Row) => read.key.map((column) => (row as Record<string, unknown>)[column]));
   const page = (last: readonly unknown[] | undefined) => {
     const conditions = [read.where, last && `(${key}) > (${after})`].filter(Boolean);
     return db.query<Row>(
@@ -48,7 +50,7 @@ export async function readPaged<Row>(
     const rows = await next;
     const last = rows.at(-1);
     const more = last !== undefined && rows.length === pageRows;
-    if (more) next = page(read.keyOf(last));
+    if (more) next = page(keyOf(last));
     try {
       take(rows);
     } catch (error) {

@@ -127,7 +127,6 @@ export class ReadModel implements Catalog<NamespaceRef, EntityRef, JobRef> {
     ))
       model.setNamespace({ id: row.id, name: row.name, isHidden: row.is_hidden });
     type Row = { id: number; namespace_id: number; name: string; is_hidden: boolean; type: string };
-    const byId = { key: ['id'], keyOf: (row: Row) => [row.id] };
     const columns: BulkColumn[] = [
       ['id', 'number'],
       ['namespace_id', 'number'],
@@ -135,7 +134,7 @@ export class ReadModel implements Catalog<NamespaceRef, EntityRef, JobRef> {
       ['is_hidden', 'boolean'],
     ];
     await Promise.all([
-      readAll<Row>(db, { ...selectColumns<Row>(columns, 'datasets'), ...byId }, (rows) => {
+      readAll<Row>(db, { ...selectColumns<Row>(columns, 'datasets'), key: ['id'] }, (rows) => {
         for (const row of rows)
           model.#setDataset({
             id: row.id,
@@ -144,17 +143,21 @@ export class ReadModel implements Catalog<NamespaceRef, EntityRef, JobRef> {
             isHidden: row.is_hidden,
           });
       }),
-      readAll<Row>(db, { ...selectColumns<Row>([...columns, ['type', 'text']], 'jobs'), ...byId }, (rows) => {
-        for (const row of rows) {
-          model.#setJob({
-            id: row.id,
-            namespaceId: row.namespace_id,
-            name: row.name,
-            isHidden: row.is_hidden,
-            type: row.type,
-          });
-        }
-      }),
+      readAll<Row>(
+        db,
+        { ...selectColumns<Row>([...columns, ['type', 'text']], 'jobs'), key: ['id'] },
+        (rows) => {
+          for (const row of rows) {
+            model.#setJob({
+              id: row.id,
+              namespaceId: row.namespace_id,
+              name: row.name,
+              isHidden: row.is_hidden,
+              type: row.type,
+            });
+          }
+        },
+      ),
     ]);
     return model;
   }

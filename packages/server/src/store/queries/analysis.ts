@@ -68,7 +68,7 @@ export async function latestRunOfJobs(
   return new Map(rows.map((row) => [row.jobId, outcomeOf(row)]));
 }
 
-/** The visible jobs whose parent job is `jobId` (named by their runs' parent facets or a JobEvent's parentJob). */
+/** The visible jobs whose parent job is `jobId` (named by their runs' parent facets or a JobEvent's headwater_parentJob facet). */
 export async function childJobs(db: Queryable, jobId: number): Promise<number[]> {
   const rows = await db.query<{ id: number }>(
     'SELECT id FROM jobs WHERE parent_job_id = $1 AND NOT is_hidden ORDER BY id',
