@@ -222,6 +222,11 @@ async function storedEvents(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
+    // A fresh database (a kept run's first start) has no tables until the server migrates it.
+    const { rows: exists } = await client.query<{ present: boolean }>(
+      "SELECT to_regclass('events') IS NOT NULL AS present",
+    );
+    if (!exists[0]!.present) return 0;
     const { rows } = await client.query<{ count: string }>('SELECT count(*) AS count FROM events');
     return Number(rows[0]!.count);
   } finally {
