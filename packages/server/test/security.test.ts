@@ -47,6 +47,11 @@ describe.each(backends())('authentication and authorisation on the $name store',
   it('needs no key on loopback while none exists, then a key for every request', async () => {
     expect((await call('POST', '/api/v1/lineage', undefined, event('open-jobs'))).statusCode).toBe(201);
     expect((await call('GET', '/api/v1/namespaces')).statusCode).toBe(200);
+    expect((await call('GET', '/api/v1/auth/config')).json()).toEqual({
+      authRequired: false,
+      anonymousRead: false,
+      oidc: null,
+    });
     const created = await call('POST', '/api/v1/keys', undefined, {
       name: 'root',
       role: 'admin',
@@ -63,6 +68,16 @@ describe.each(backends())('authentication and authorisation on the $name store',
       401,
     );
     expect((await call('GET', '/api/v1/namespaces', keys.admin)).statusCode).toBe(200);
+    // What the explorer's sign-in asks: public, and now saying that credentials are needed; then who signed in.
+    expect((await call('GET', '/api/v1/auth/config')).json()).toMatchObject({
+      authRequired: true,
+      oidc: null,
+    });
+    expect((await call('GET', '/api/v1/auth/me')).statusCode).toBe(401);
+    expect((await call('GET', '/api/v1/auth/me', keys.admin)).json()).toMatchObject({
+      name: 'root',
+      grants: [{ role: 'admin', namespaces: ['*'] }],
+    });
     // What stays public: health, the API description, the explorer.
     expect((await call('GET', '/healthz')).statusCode).toBe(200);
     expect((await call('GET', '/api/v1/openapi.json')).statusCode).toBe(200);

@@ -6,10 +6,10 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { browserAvailable, screenshot } from './helpers/browser.js';
 import { openExplorer, type ExplorerSession } from './helpers/explorer.js';
+import { PRODUCER, runEventBuilder } from './helpers/run-events.js';
 
 const NS = 'kedro-declared';
 const PIPELINE = 'shop.__default__';
-const PRODUCER = 'https://github.com/headwater/kedro-openlineage';
 const T0 = Date.parse('2025-03-14T09:00:00Z');
 const PIPELINE_RUN = '01958b7a-0000-7000-8000-00000000d001';
 const LOAD_RUN = '01958b7a-0000-7000-8000-00000000d002';
@@ -27,26 +27,7 @@ const jobEvent = (name: string, inputs: string[], outputs: string[]) => ({
   inputs: inputs.map(ref),
   outputs: outputs.map(ref),
 });
-const runEvent = (
-  eventType: string,
-  ms: number,
-  runId: string,
-  job: string,
-  parent?: string,
-  outputs: string[] = [],
-) => ({
-  eventType,
-  eventTime: new Date(ms).toISOString(),
-  producer: PRODUCER,
-  schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent',
-  run: {
-    runId,
-    facets: parent ? { parent: { ...facet({ job: ref(PIPELINE) }), run: { runId: parent } } } : {},
-  },
-  job: { namespace: NS, name: job, facets: {} },
-  inputs: [] as unknown[],
-  outputs: outputs.map(ref),
-});
+const runEvent = runEventBuilder(NS, PIPELINE);
 
 describe.skipIf(!browserAvailable())('declared against observed lineage on the job page, in Chromium', () => {
   let url: string;
@@ -59,8 +40,11 @@ describe.skipIf(!browserAvailable())('declared against observed lineage on the j
         jobEvent('load', [], ['orders_raw']),
         jobEvent('clean', ['orders_raw'], ['orders']),
         runEvent('START', T0 + 1000, PIPELINE_RUN, PIPELINE),
-        runEvent('START', T0 + 1000, LOAD_RUN, 'load', PIPELINE_RUN),
-        runEvent('COMPLETE', T0 + 2000, LOAD_RUN, 'load', PIPELINE_RUN, ['orders_raw', 'orders_backup']),
+        runEvent('START', T0 + 1000, LOAD_RUN, 'load', { parent: PIPELINE_RUN }),
+        runEvent('COMPLETE', T0 + 2000, LOAD_RUN, 'load', {
+          parent: PIPELINE_RUN,
+          outputs: ['orders_raw', 'orders_backup'].map(ref),
+        }),
         runEvent('COMPLETE', T0 + 3000, PIPELINE_RUN, PIPELINE),
         runEvent('COMPLETE', T0 + 3000, '01958b7a-0000-7000-8000-00000000d003', 'undeclared'),
       ];

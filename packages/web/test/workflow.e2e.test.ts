@@ -6,10 +6,10 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { browserAvailable, screenshot } from './helpers/browser.js';
 import { openExplorer, type ExplorerSession } from './helpers/explorer.js';
+import { facet, runEventBuilder } from './helpers/run-events.js';
 
 const NS = 'kedro-shop';
 const PIPELINE = 'shop.__default__';
-const PRODUCER = 'https://github.com/headwater/kedro-openlineage';
 const T0 = Date.parse('2025-03-14T09:00:00Z');
 const SECOND = 1000;
 const TRACEBACK =
@@ -19,11 +19,6 @@ const EARLIER = '01958b7a-0000-7000-8000-000000000001';
 const RUN = '01958b7a-0000-7000-8000-000000000002';
 const child = (n: number) => `01958b7a-0000-7000-8000-0000000001${String(n).padStart(2, '0')}`;
 
-const facet = (name: string, body: Record<string, unknown>) => ({
-  _producer: PRODUCER,
-  _schemaURL: `https://openlineage.io/spec/facets/1-0-0/${name}.json`,
-  ...body,
-});
 const dataset = (name: string, output?: { rowCount: number; size: number }) => ({
   namespace: NS,
   name,
@@ -31,41 +26,7 @@ const dataset = (name: string, output?: { rowCount: number; size: number }) => (
     ? { outputFacets: { outputStatistics: facet('OutputStatisticsOutputDatasetFacet', output) } }
     : {}),
 });
-const event = (
-  eventType: string,
-  ms: number,
-  runId: string,
-  job: string,
-  extra: {
-    parent?: string;
-    pipeline?: string;
-    inputs?: unknown[];
-    outputs?: unknown[];
-    runFacets?: object;
-  } = {},
-) => ({
-  eventType,
-  eventTime: new Date(ms).toISOString(),
-  producer: PRODUCER,
-  schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent',
-  run: {
-    runId,
-    facets: {
-      ...(extra.parent
-        ? {
-            parent: facet('ParentRunFacet', {
-              run: { runId: extra.parent },
-              job: { namespace: NS, name: extra.pipeline ?? PIPELINE },
-            }),
-          }
-        : {}),
-      ...extra.runFacets,
-    },
-  },
-  job: { namespace: NS, name: job, facets: {} },
-  inputs: extra.inputs ?? [],
-  outputs: extra.outputs ?? [],
-});
+const event = runEventBuilder(NS, PIPELINE);
 
 /** The nodes of one `kedro run`: start offset, duration (null: aborted), inputs and outputs. */
 const nodes = [

@@ -23,9 +23,85 @@ const keySchema = {
 
 const globalAdmin = { access: 'admin', global: true } as const;
 
-/** /api/v1/keys (API keys) and /api/v1/audit (the audit log): for admins over every namespace. */
+/**
+ * /api/v1/auth (what a sign-in screen needs, and who the caller is), /api/v1/keys (API keys) and /api/v1/audit
+ * (the audit log): the last two for admins over every namespace.
+ */
 export function registerSecurityRoutes(app: FastifyInstance, deps: AppDeps): void {
   const { db, keys } = deps;
+  const { oidc, anonymousRead } = deps.config.security;
+
+  app.get(
+    '/api/v1/auth/config',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['Security'],
+        summary:
+          'How to sign in: whether credentials are needed, and the OIDC issuer and client the explorer uses',
+        response: responses({
+          type: 'object',
+          properties: {
+            authRequired: { type: 'boolean' },
+            anonymousRead: { type: 'boolean' },
+            oidc: {
+              type: ['object', 'null'],
+              properties: {
+                issuer: { type: 'string' },
+                clientId: { type: 'string' },
+                scopes: { type: 'string' },
+              },
+            },
+          },
+          required: ['authRequired', 'anonymousRead', 'oidc'],
+        }),
+      },
+    },
+    // Says nothing a request to any other route does not: a 401 there tells that credentials are needed.
+    async () => ({
+      authRequired: oidc !== undefined || (await keys.anyKey()),
+      anonymousRead: anonymousRead.length > 0,
+      oidc:
+        oidc?.clientId === undefined
+          ? null
+          : { issuer: oidc.issuer, clientId: oidc.clientId, scopes: oidc.scopes },
+    }),
+  );
+
+  app.get(
+    '/api/v1/auth/me',
+    {
+      schema: {
+        tags: ['Security'],
+        summary: 'Who the caller is (the key or token subject) and the grants it holds',
+        response: responses(
+          {
+            type: 'object',
+            properties: {
+              subject: { type: 'string' },
+              name: { type: 'string' },
+              grants: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    role: { type: 'string', enum: [...ROLES] },
+                    namespaces: { type: 'array', items: { type: 'string' } },
+                  },
+                },
+              },
+            },
+          },
+          401,
+        ),
+      },
+    },
+    (request) => ({
+      subject: request.principal.subject,
+      name: request.principal.name,
+      grants: request.principal.grants,
+    }),
+  );
 
   app.get(
     '/api/v1/keys',

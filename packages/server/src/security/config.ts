@@ -24,6 +24,13 @@ export interface OidcConfig {
   /** Signature algorithms accepted. @default ['RS256', 'ES256', 'PS256', 'EdDSA'] */
   readonly algorithms: readonly string[];
   readonly grants: readonly OidcGrantRule[];
+  /**
+   * The explorer's client id at the issuer (a public client: authorisation code with PKCE, no secret); without it
+   * the explorer offers no OIDC sign-in. @default none
+   */
+  readonly clientId: string | undefined;
+  /** The scopes the explorer asks for; add `offline_access` where the issuer needs it for a refresh token. @default 'openid profile' */
+  readonly scopes: string;
 }
 
 /** Authentication, authorisation, request checks and rate limits. */
@@ -60,6 +67,8 @@ export const securityFlags = {
   'oidc-clock-tolerance': { type: 'string' },
   'oidc-algorithms': { type: 'string' },
   'oidc-grants': { type: 'string' },
+  'oidc-client-id': { type: 'string' },
+  'oidc-scopes': { type: 'string' },
 } as const;
 
 /** Resolves the security settings (flags, then HEADWATER_* variables, then defaults). */
@@ -89,6 +98,8 @@ export function resolveSecurityConfig(flags: ConfigFlags, { pick, integer }: Con
       clockToleranceSeconds: integer('oidc-clock-tolerance', 'HEADWATER_OIDC_CLOCK_TOLERANCE', 60, 0, 3600),
       algorithms: algorithms.length > 0 ? algorithms : ['RS256', 'ES256', 'PS256', 'EdDSA'],
       grants: parseGrantRules(grants.value ?? '', grants.source),
+      clientId: pick('oidc-client-id', 'HEADWATER_OIDC_CLIENT_ID').value || undefined,
+      scopes: pick('oidc-scopes', 'HEADWATER_OIDC_SCOPES').value?.trim() || 'openid profile',
     });
   }
   return Object.freeze({

@@ -12,6 +12,8 @@ import type {
   SearchResult,
 } from './types.js';
 import type { EventTimeAndType } from './activity.js';
+import { credentialRefused, currentToken, serverMessage } from './auth.js';
+import { withRedactedPlaceholders } from './redacted.js';
 import type {
   DatasetQualityJson,
   DeclaredLineageResult,
@@ -46,34 +48,40 @@ export class ApiError extends Error {
 const segment = encodeURIComponent;
 
 /**
- * GETs `path` under `/api/v1` of the server that served the page and returns the parsed JSON. Errors say what
- * failed and what to do: the server's own message when it answered, a hint to start it when it did not.
+ * GETs `path` under `/api/v1` of the server that served the page and returns the parsed JSON, signed with the
+ * session's credential when there is one. A 401 refreshes an OIDC session once and sends the request again, or
+ * ends the session (the explorer then shows its sign-in screen). Errors say what failed and what to do: the
+ * server's own message when it answered, a hint to start it when it did not.
  */
 export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
   const url = `/api/v1${path}`;
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { accept: 'application/json' }, ...(signal ? { signal } : {}) });
-  } catch (error) {
-    if (signal?.aborted) throw error;
-    throw new ApiError(
-      `Cannot reach the Headwater server at ${location.origin} (GET ${url}). Is \`headwater serve\` running?`,
-      0,
-      path,
-      { cause: error },
-    );
-  }
-  if (!response.ok) {
-    let message = `${response.status} ${response.statusText}`;
+  for (let retried = false; ; retried = true) {
+    const token = await currentToken();
+    let response: Response;
     try {
-      const body = (await response.json()) as { message?: unknown };
-      if (typeof body.message === 'string') message = body.message;
-    } catch {
-      // A proxy's HTML error page: the status line says enough.
+      response = await fetch(url, {
+        headers: {
+          accept: 'application/json',
+          ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
+        },
+        ...(signal ? { signal } : {}),
+      });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new ApiError(
+        `Cannot reach the Headwater server at ${location.origin} (GET ${url}). Is \`headwater serve\` running?`,
+        0,
+        path,
+        { cause: error },
+      );
     }
+    if (response.ok) return (await response.json()) as T;
+    const message = await serverMessage(response);
+    // A page left while its answer was read: nothing to report, and no reason to end the session.
+    signal?.throwIfAborted();
+    if (response.status === 401 && (await credentialRefused(token, message, retried))) continue;
     throw new ApiError(`GET ${url} failed: ${message}`, response.status, path);
   }
-  return (await response.json()) as T;
 }
 
 const query = (params: Record<string, string | number | undefined>) => {
@@ -130,7 +138,9 @@ export const api = {
     getJson<{ results: SearchResult[]; totalCount: number }>(`/search${query({ q, limit })}`, signal),
   /** `asOf`: the lineage as a store holding only the events up to that time would show it. */
   lineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal, asOf?: string) =>
-    getJson<LineageGraphResponse>(`/lineage${query({ nodeId, depth, direction, asOf })}`, signal),
+    getJson<LineageGraphResponse>(`/lineage${query({ nodeId, depth, direction, asOf })}`, signal).then(
+      withRedactedPlaceholders,
+    ),
   columnLineage: (nodeId: string, depth: number, signal?: AbortSignal) =>
     getJson<ColumnLineageResponse>(
       `/column-lineage${query({ nodeId, depth, withDownstream: 'true', edges: 'lineage' })}`,

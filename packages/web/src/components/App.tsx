@@ -1,4 +1,8 @@
-import { Link, Route, Routes } from 'react-router';
+import { useEffect } from 'react';
+import { Link, Route, Routes, useLocation } from 'react-router';
+import { signOut, startAuth } from '../api/auth.js';
+import { CALLBACK_PATH } from '../api/oidc.js';
+import { useAuth } from '../hooks/useAuth.js';
 import { useSearchPalette } from '../hooks/useSearchPalette.js';
 import { BenchGraphPage } from '../routes/BenchGraphPage.js';
 import { DatasetPage } from '../routes/DatasetPage.js';
@@ -8,46 +12,75 @@ import { RunDiffPage } from '../routes/RunDiffPage.js';
 import { JobPage } from '../routes/JobPage.js';
 import { LineagePage } from '../routes/LineagePage.js';
 import { RunPage } from '../routes/RunPage.js';
+import { SignInCallback, SignInPage } from '../routes/SignInPage.js';
 import { WorkflowPage } from '../routes/WorkflowPage.js';
-import { Empty } from './States.js';
+import { Empty, Loading } from './States.js';
 import { SearchPalette } from './SearchPalette.js';
 
-/** The frame of every page: the header with the search button, and the routes. */
+/**
+ * The frame of every page: the header with the search button and the session, and the routes; or, while the
+ * server needs credentials this tab does not have, the sign-in screen in their place.
+ */
 export function App() {
+  const auth = useAuth();
+  const location = useLocation();
+  useEffect(() => void startAuth(), []);
   const [searchOpen, setSearchOpen] = useSearchPalette();
   const mac = /Mac|iPhone|iPad/.test(navigator.platform);
+  const callback = location.pathname === CALLBACK_PATH;
+  const browsing = !callback && (auth.status === 'open' || auth.status === 'signed-in');
   return (
     <div className="app">
       <header className="header">
         <Link to="/" className="header__brand">
           <img src="/favicon.svg" alt="" width={22} height={22} /> Headwater
         </Link>
-        <button type="button" className="header__search" onClick={() => setSearchOpen(true)}>
-          Search datasets, jobs, columns <kbd>{mac ? '⌘K' : 'Ctrl K'}</kbd>
-        </button>
+        {browsing && (
+          <button type="button" className="header__search" onClick={() => setSearchOpen(true)}>
+            Search datasets, jobs, columns <kbd>{mac ? '⌘K' : 'Ctrl K'}</kbd>
+          </button>
+        )}
+        {auth.status === 'signed-in' && !callback && (
+          <div className="header__session">
+            <span>
+              Signed in as <strong>{auth.credential.name}</strong>
+            </span>
+            <button type="button" className="header__signout" onClick={() => void signOut()}>
+              Sign out
+            </button>
+          </div>
+        )}
       </header>
       <main className="main">
-        <Routes>
-          <Route path="/" element={<HomePage />} />
-          <Route path="/lineage" element={<LineagePage />} />
-          <Route path="/datasets/:namespace/:name" element={<DatasetPage />} />
-          <Route path="/jobs/:namespace/:name" element={<JobPage />} />
-          <Route path="/impact" element={<ImpactPage />} />
-          <Route path="/runs/compare" element={<RunDiffPage />} />
-          <Route path="/runs/:runId" element={<RunPage />} />
-          <Route path="/runs/:runId/workflow" element={<WorkflowPage />} />
-          <Route path="/bench/graph" element={<BenchGraphPage />} />
-          <Route
-            path="*"
-            element={
-              <Empty>
-                There is no page at this address. <Link to="/">Go to the home page</Link>.
-              </Empty>
-            }
-          />
-        </Routes>
+        {callback ? (
+          <SignInCallback />
+        ) : auth.status === 'starting' ? (
+          <Loading what="Headwater" />
+        ) : auth.status === 'signed-out' ? (
+          <SignInPage config={auth.config} reason={auth.reason} />
+        ) : (
+          <Routes>
+            <Route path="/" element={<HomePage />} />
+            <Route path="/lineage" element={<LineagePage />} />
+            <Route path="/datasets/:namespace/:name" element={<DatasetPage />} />
+            <Route path="/jobs/:namespace/:name" element={<JobPage />} />
+            <Route path="/impact" element={<ImpactPage />} />
+            <Route path="/runs/compare" element={<RunDiffPage />} />
+            <Route path="/runs/:runId" element={<RunPage />} />
+            <Route path="/runs/:runId/workflow" element={<WorkflowPage />} />
+            <Route path="/bench/graph" element={<BenchGraphPage />} />
+            <Route
+              path="*"
+              element={
+                <Empty>
+                  There is no page at this address. <Link to="/">Go to the home page</Link>.
+                </Empty>
+              }
+            />
+          </Routes>
+        )}
       </main>
-      {searchOpen && <SearchPalette onClose={() => setSearchOpen(false)} />}
+      {searchOpen && browsing && <SearchPalette onClose={() => setSearchOpen(false)} />}
     </div>
   );
 }

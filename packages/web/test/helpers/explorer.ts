@@ -1,5 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { backends, startServer } from '../../../server/test/helpers/backends.js';
+import type { ServerConfig } from '../../../server/src/config.js';
+import type { HeadwaterServer } from '../../../server/src/server.js';
 import { launchBrowser } from './browser.js';
 import { ensureWebBuilt } from './web-build.js';
 // Brings the server suite's `inject('embeddedTemplateDir')` typing, which startServer uses.
@@ -8,16 +10,24 @@ import type {} from '../../../server/test/global-setup.js';
 /** A running explorer to test: a server on a fresh embedded store serving the built app, and a Chromium page. */
 export interface ExplorerSession {
   readonly url: string;
+  /** The server in this process (its store, for a test that creates keys). */
+  readonly server: HeadwaterServer;
   readonly context: BrowserContext;
   readonly page: Page;
   /** Closes the browser, then stops the server and removes its store. */
   close(): Promise<void>;
 }
 
-/** Builds the app if needed, starts a server and a browser; `seed` loads the server before the browser starts. */
-export async function openExplorer(seed: (url: string) => Promise<void>): Promise<ExplorerSession> {
+/**
+ * Builds the app if needed, starts a server (with `overrides` of its configuration) and a browser; `seed` loads
+ * the server before the browser starts.
+ */
+export async function openExplorer(
+  seed: (url: string) => Promise<void>,
+  overrides: Partial<ServerConfig> = {},
+): Promise<ExplorerSession> {
   ensureWebBuilt();
-  const server = await startServer(backends()[0]!);
+  const server = await startServer(backends()[0]!, overrides);
   try {
     await seed(server.url);
   } catch (error) {
@@ -27,6 +37,7 @@ export async function openExplorer(seed: (url: string) => Promise<void>): Promis
   const browser = await launchBrowser();
   return {
     url: server.url,
+    server: server.server,
     context: browser.context,
     page: await browser.context.newPage(),
     close: async () => {
