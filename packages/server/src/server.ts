@@ -199,19 +199,21 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         info: (message) => app.log.info(message),
         warn: (error, message) => app.log.warn({ err: error }, message),
       }));
-    // The loads are independent: at once, the store reads one while this process takes in another.
-    const [readModel] = await Promise.all([
+    const readModel = new ReadModel();
+    // The loads are independent: at once, the store reads one while this process takes in another, and builds
+    // the app (compiling the routes' schemas is a good part of a second) while it waits for the store.
+    const loaded = Promise.all([
       writing
         ? state.load(db).then(() => {
             // The mirror, just loaded, is exactly what is committed: the read model starts as a copy of it.
-            const model = new ReadModel();
-            model.copy(state);
-            return model;
+            readModel.copy(state);
           })
         : // A follower needs no writer's mirror until it takes over (the pipeline builds it then).
-          ReadModel.load(db),
+          ReadModel.load(db, readModel),
       graph.load(db),
     ]);
+    // Awaited below; if building the app fails first, the loads' failure is not one to report.
+    loaded.catch(() => undefined);
     const health = new StoreHealth({
       probe: () => db.probe(),
       onChange: (status, error) => {
@@ -229,7 +231,8 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     const readSide = new ReadSide(db, { model: readModel, graph, columnGraph, applied }, (error, message) =>
       app.log.warn({ err: error }, message),
     );
-    const statistics = db.kind === 'embedded' ? new StatisticsKeeper(db, state.next.event - 1) : undefined;
+    // Made once the mirror is loaded (it starts from the last event id); no batch commits before.
+    let statistics: StatisticsKeeper | undefined;
     pipeline.onCommit(async ({ changes, delta, seq }) => {
       await readSide.committed(seq, delta);
       if (statistics) {
@@ -283,7 +286,6 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       keys: new ApiKeyVerifier(db, db.kind === 'postgres'),
     });
     forwardWritesToWriter(app, replication);
-    await replication.start({ mirrorLoaded: writing });
     let inFlight = 0;
     app.addHook('onRequest', (_request, _reply, done) => {
       inFlight++;
@@ -297,6 +299,9 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       inFlight--;
       done();
     });
+    await Promise.all([app.ready(), loaded]);
+    if (db.kind === 'embedded') statistics = new StatisticsKeeper(db, state.next.event - 1);
+    await replication.start({ mirrorLoaded: writing });
     const kafka = config.kafka && createKafkaIngest({ ...config.kafka, frontDoor, log: app.log });
     if (kafka) observeKafka(metrics, kafka);
     let kafkaStarted: Promise<void> | undefined;
