@@ -7,8 +7,7 @@ import { LineageGraph } from './graph/lineage-graph.js';
 import { IngestFrontDoor } from './ingest/front-door.js';
 import { IngestPipeline } from './ingest/pipeline.js';
 import { createValidator } from './ingest/validate.js';
-import { openEmbeddedDb, openPostgresDb, type Db, type EmbeddedDb } from './store/db.js';
-import type { EmbeddedPostgresLog } from './store/embedded-postgres.js';
+import { openEmbeddedDb, openPostgresDb, stderrLog, storeEngine, type Db } from './store/db.js';
 import { StoreHealth } from './store/availability.js';
 import { StatisticsKeeper } from './store/statistics.js';
 import { migrate } from './store/migrate.js';
@@ -120,27 +119,11 @@ function observeKafka(metrics: Metrics, kafka: KafkaIngest): void {
   });
 }
 
-/**
- * A log for what happens before (and beneath) the app's logger: the embedded store's PostgreSQL, which starts
- * first and outlives it. Lines go to stderr at the configured level.
- */
-function earlyLog(level: ServerConfig['logLevel']): EmbeddedPostgresLog {
-  const order = ['debug', 'info', 'warn', 'error', 'silent'];
-  const at = (wanted: string) => order.indexOf(level) <= order.indexOf(wanted);
-  return {
-    warn: (message) => {
-      if (at('warn')) process.stderr.write(`headwater: ${message}\n`);
-    },
-    info: (message) => {
-      if (at('info')) process.stderr.write(`headwater: ${message}\n`);
-    },
-  };
-}
-
+/** What the store runs on, for the start line: "PostgreSQL 18", "PGlite" or "PostgreSQL". */
 function engineName(db: Db): string {
-  const { engine, engineVersion } = db as Partial<EmbeddedDb>;
+  const { engine, version } = storeEngine(db);
   if (engine === 'pglite') return 'PGlite';
-  return engineVersion === undefined ? 'PostgreSQL' : `PostgreSQL ${engineVersion}`;
+  return version === undefined ? 'PostgreSQL' : `PostgreSQL ${version}`;
 }
 
 /**
@@ -175,7 +158,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       ? await openPostgresDb(config.databaseUrl)
       : await openEmbeddedDb(config.dataDir, {
           engine: config.embeddedEngine,
-          log: earlyLog(config.logLevel),
+          log: stderrLog(config.logLevel),
         }),
     metrics,
   );

@@ -93,10 +93,36 @@ export interface EmbeddedOptions {
 /** The embedded store, with the engine it runs on. */
 export type EmbeddedDb = Db & { readonly engine: EmbeddedEngine; readonly engineVersion: string | undefined };
 
-const stderrLog: EmbeddedPostgresLog = {
-  warn: (message) => process.stderr.write(`headwater: ${message}\n`),
-  info: (message) => process.stderr.write(`headwater: ${message}\n`),
-};
+const LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+
+/**
+ * A log for what happens before (and beneath) the app's logger, such as the embedded store's PostgreSQL, which
+ * starts first and outlives it: lines go to stderr from `level` up.
+ */
+export function stderrLog(level: (typeof LEVELS)[number] = 'debug'): EmbeddedPostgresLog {
+  const at = (wanted: (typeof LEVELS)[number]) => LEVELS.indexOf(level) <= LEVELS.indexOf(wanted);
+  return {
+    warn: (message) => {
+      if (at('warn')) process.stderr.write(`headwater: ${message}\n`);
+    },
+    info: (message) => {
+      if (at('info')) process.stderr.write(`headwater: ${message}\n`);
+    },
+  };
+}
+
+/** What a store runs on: external PostgreSQL, or the embedded store with its engine and the engine's version. */
+export function storeEngine(db: Db): {
+  kind: 'embedded' | 'postgres';
+  engine?: EmbeddedEngine;
+  version?: string;
+} {
+  const { engine, engineVersion } = db as Partial<EmbeddedDb>;
+  if (engine === undefined) return { kind: db.kind };
+  return engineVersion === undefined
+    ? { kind: 'embedded', engine }
+    : { kind: 'embedded', engine, version: engineVersion };
+}
 
 /**
  * The engine for the embedded store in `dataDir` when none is asked for: the one that already holds its data;
@@ -106,7 +132,7 @@ const stderrLog: EmbeddedPostgresLog = {
 export async function chooseEmbeddedEngine(
   dataDir: string,
   asked: EmbeddedEngine | 'auto' = 'auto',
-  log: EmbeddedPostgresLog = stderrLog,
+  log: EmbeddedPostgresLog = stderrLog(),
 ): Promise<{ engine: EmbeddedEngine; binaries: PostgresBinaries | undefined }> {
   const binaries = asked === 'pglite' ? undefined : await findPostgresBinaries();
   if (asked === 'postgres' && !binaries) {
@@ -162,7 +188,7 @@ async function openEmbeddedPostgres(
   releaseLock: () => Promise<void>,
 ): Promise<EmbeddedDb> {
   const dir = path.join(dataDir, 'postgres');
-  const server = await startEmbeddedPostgres(dir, binaries, options.log ?? stderrLog);
+  const server = await startEmbeddedPostgres(dir, binaries, options.log ?? stderrLog());
   let db: Db;
   try {
     db = await openPostgresDb(server.url, { what: `the embedded store's PostgreSQL in ${dir}` });
