@@ -59,11 +59,12 @@ export interface Db extends Queryable {
   /** The epoch of the writer lease while this process holds the writer lock; undefined otherwise. */
   readonly epoch: number | undefined;
   /**
-   * Calls `listener` on each notification on `channel` (PostgreSQL's LISTEN), and once more each time the
-   * listening connection is re-established after a loss (notifications sent meanwhile are gone), until the
-   * returned function is called. The embedded store has no other process to hear from and never calls.
+   * Calls `listener` with the payload of each notification on `channel` (PostgreSQL's LISTEN), and once more,
+   * without one, each time the listening connection is re-established after a loss (notifications sent
+   * meanwhile are gone), until the returned function is called. The embedded store has no other process to hear
+   * from and never calls.
    */
-  listen(channel: string, listener: () => void): () => Promise<void>;
+  listen(channel: string, listener: (payload?: string) => void): () => Promise<void>;
   /**
    * Resolves if a write may be tried now; rejects with a STORE_UNAVAILABLE-class error if it would fail (the
    * embedded store's disk is nearly full: PGlite must never meet a full disk, which can wedge it).
@@ -456,7 +457,7 @@ export async function openPostgresDb(
             void connect();
           });
           next.on('notification', (message) => {
-            if (message.channel === channel) listener();
+            if (message.channel === channel) listener(message.payload);
           });
           try {
             await next.connect();
