@@ -7,8 +7,7 @@ import { LineageGraph } from './graph/lineage-graph.js';
 import { IngestFrontDoor } from './ingest/front-door.js';
 import { IngestPipeline } from './ingest/pipeline.js';
 import { createValidator } from './ingest/validate.js';
-import { openEmbeddedDb, openPostgresDb, type Db, type EmbeddedDb } from './store/db.js';
-import type { EmbeddedPostgresLog } from './store/embedded-postgres.js';
+import { openEmbeddedDb, openPostgresDb, stderrLog, storeEngine, type Db } from './store/db.js';
 import { StoreHealth } from './store/availability.js';
 import { StatisticsKeeper } from './store/statistics.js';
 import { migrate } from './store/migrate.js';
@@ -120,27 +119,11 @@ function observeKafka(metrics: Metrics, kafka: KafkaIngest): void {
   });
 }
 
-/**
- * A log for what happens before (and beneath) the app's logger: the embedded store's PostgreSQL, which starts
- * first and outlives it. Lines go to stderr at the configured level.
- */
-function earlyLog(level: ServerConfig['logLevel']): EmbeddedPostgresLog {
-  const order = ['debug', 'info', 'warn', 'error', 'silent'];
-  const at = (wanted: string) => order.indexOf(level) <= order.indexOf(wanted);
-  return {
-    warn: (message) => {
-      if (at('warn')) process.stderr.write(`headwater: ${message}\n`);
-    },
-    info: (message) => {
-      if (at('info')) process.stderr.write(`headwater: ${message}\n`);
-    },
-  };
-}
-
+/** What the store runs on, for the start line: "PostgreSQL 18", "PGlite" or "PostgreSQL". */
 function engineName(db: Db): string {
-  const { engine, engineVersion } = db as Partial<EmbeddedDb>;
+  const { engine, version } = storeEngine(db);
   if (engine === 'pglite') return 'PGlite';
-  return engineVersion === undefined ? 'PostgreSQL' : `PostgreSQL ${engineVersion}`;
+  return version === undefined ? 'PostgreSQL' : `PostgreSQL ${version}`;
 }
 
 /**
@@ -175,7 +158,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       ? await openPostgresDb(config.databaseUrl)
       : await openEmbeddedDb(config.dataDir, {
           engine: config.embeddedEngine,
-          log: earlyLog(config.logLevel),
+          log: stderrLog(config.logLevel),
         }),
     metrics,
   );
@@ -199,19 +182,21 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         info: (message) => app.log.info(message),
         warn: (error, message) => app.log.warn({ err: error }, message),
       }));
-    // The loads are independent: at once, the store reads one while this process takes in another.
-    const [readModel] = await Promise.all([
+    const readModel = new ReadModel();
+    // The loads are independent: at once, the store reads one while this process takes in another, and builds
+    // the app (compiling the routes' schemas is a good part of a second) while it waits for the store.
+    const loaded = Promise.all([
       writing
         ? state.load(db).then(() => {
             // The mirror, just loaded, is exactly what is committed: the read model starts as a copy of it.
-            const model = new ReadModel();
-            model.copy(state);
-            return model;
+            readModel.copy(state);
           })
         : // A follower needs no writer's mirror until it takes over (the pipeline builds it then).
-          ReadModel.load(db),
+          ReadModel.load(db, readModel),
       graph.load(db),
     ]);
+    // Awaited below; if building the app fails first, the loads' failure is not one to report.
+    loaded.catch(() => undefined);
     const health = new StoreHealth({
       probe: () => db.probe(),
       onChange: (status, error) => {
@@ -229,7 +214,8 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     const readSide = new ReadSide(db, { model: readModel, graph, columnGraph, applied }, (error, message) =>
       app.log.warn({ err: error }, message),
     );
-    const statistics = db.kind === 'embedded' ? new StatisticsKeeper(db, state.next.event - 1) : undefined;
+    // Made once the mirror is loaded (it starts from the last event id); no batch commits before.
+    let statistics: StatisticsKeeper | undefined;
     pipeline.onCommit(async ({ changes, delta, seq }) => {
       await readSide.committed(seq, delta);
       if (statistics) {
@@ -283,7 +269,6 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       keys: new ApiKeyVerifier(db, db.kind === 'postgres'),
     });
     forwardWritesToWriter(app, replication);
-    await replication.start({ mirrorLoaded: writing });
     let inFlight = 0;
     app.addHook('onRequest', (_request, _reply, done) => {
       inFlight++;
@@ -297,6 +282,9 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       inFlight--;
       done();
     });
+    await Promise.all([app.ready(), loaded]);
+    if (db.kind === 'embedded') statistics = new StatisticsKeeper(db, state.next.event - 1);
+    await replication.start({ mirrorLoaded: writing });
     const kafka = config.kafka && createKafkaIngest({ ...config.kafka, frontDoor, log: app.log });
     if (kafka) observeKafka(metrics, kafka);
     let kafkaStarted: Promise<void> | undefined;

@@ -111,4 +111,40 @@ describe.each(backends())('the column graph loaded from the $name store', (backe
     const [now, early] = live as unknown[];
     expect(early).not.toEqual(now);
   });
+
+  it('stops a load that an adopted graph overtakes, and answers what the adopted graph holds', async () => {
+    const db = ctx.server.db;
+    const ids = (await db.query<{ id: number }>('SELECT id FROM datasets ORDER BY id')).map((row) => row.id);
+    const adopted = new ColumnGraph();
+    await adopted.load(db);
+    const expected = answers(adopted, ids);
+    // The first load's read waits at its first query until the other graph is adopted (a replica that
+    // reloads while its first load, after start, still reads).
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    const stalled: typeof db = Object.create(db, {
+      query: {
+        value: async (...args: Parameters<typeof db.query>) => {
+          reads++;
+          await gate;
+          return db.query(...args);
+        },
+      },
+      copyRows: {
+        value:
+          db.copyRows &&
+          ((...args: Parameters<NonNullable<typeof db.copyRows>>) => (reads++, db.copyRows!(...args))),
+      },
+    });
+    const graph = new ColumnGraph({ loaded: false });
+    const first = graph.load(stalled);
+    graph.adopt(adopted);
+    release();
+    await first;
+    expect(graph.complete).toBe(true);
+    expect(answers(graph, ids)).toEqual(expected);
+    // The overtaken load stopped after the query it was waiting on: it read no edges.
+    expect(reads).toBe(1);
+  });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCutoffs } from '../src/graph/lineage-graph.js';
+import { LineageGraph } from '../src/graph/lineage-graph.js';
+import { loadCutoffs, readCutoffs } from '../src/store/job-cutoffs.js';
 import { backends, startServer } from './helpers/backends.js';
 import { random } from './helpers/random.js';
 
@@ -74,30 +75,71 @@ for (const backend of backends()) {
     });
     afterAll(() => server?.stop());
 
-    it('read by index per job, equal those of every completion compared at once', async () => {
+    const post = async (events: Record<string, unknown>[]) => {
+      const response = await fetch(`${server.url}/api/v1/lineage/batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(events),
+      });
+      expect(response.status).toBeLessThan(300);
+    };
+    const byJob = (rows: readonly Record<string, unknown>[]) =>
+      rows
+        .map((row) => ({ job: Number(row.job_id), key: row.key, first: Number(row.first) }))
+        .sort((a, b) => a.job - b.job);
+
+    it('kept by the writer, read at start, and worked out from the history equal every completion compared at once', async () => {
+      const db = server.server.db;
       for (const seed of [1, 2, 3]) {
         // Sent one batch at a time, so that a late START arrives after its run's COMPLETE was stored.
         const all = events(seed);
-        for (let i = 0; i < all.length; i += 40) {
-          const response = await fetch(`${server.url}/api/v1/lineage/batch`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify(all.slice(i, i + 40)),
-          });
-          expect(response.status).toBeLessThan(300);
-        }
+        for (let i = 0; i < all.length; i += 40) await post(all.slice(i, i + 40));
       }
-      const reference = await server.server.db.query(REFERENCE_SQL);
-      const read = await readCutoffs(server.server.db);
+      const reference = await db.query(REFERENCE_SQL);
       expect(reference.length).toBeGreaterThan(4);
-      const byJob = (rows: Record<string, unknown>[]) =>
-        rows
-          .map((row) => ({ job: row.job_id, key: row.key, first: row.first }))
-          .sort((a, b) => Number(a.job) - Number(b.job));
-      expect(byJob(read)).toEqual(byJob(reference));
-      // And for some jobs only (what a refresh reads).
+      // A late START moved the start of a job's cutoff run back: the writer marked that row stale.
+      expect(server.server.state.staleCutoffs.size).toBeGreaterThan(0);
+      // What start-up reads: the table, and the stale rows worked out from the history.
+      expect(byJob(await loadCutoffs(db))).toEqual(byJob(reference));
+      // From the history, for some jobs (what a refresh and the writer's fix read).
       const some = reference.slice(0, 3).map((row) => row.job_id as number);
-      expect(byJob(await readCutoffs(server.server.db, some))).toEqual(byJob(reference.slice(0, 3)));
+      expect(byJob(await readCutoffs(db, some))).toEqual(byJob(reference.slice(0, 3)));
+      // The next batch (of another job) makes the stale rows right.
+      await post([
+        {
+          eventType: 'COMPLETE',
+          eventTime: new Date(Date.UTC(2025, 0, 2)).toISOString(),
+          producer: 'https://example.com/cutoffs-test',
+          schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent',
+          run: { runId: '0190e3c0-0000-7000-8009-000000000001' },
+          job: { namespace: 'cutoffs', name: 'other' },
+        },
+      ]);
+      expect(server.server.state.staleCutoffs.size).toBe(0);
+      const table = await db.query(
+        `SELECT job_id, key, trunc(extract(epoch FROM first) * 1000)::float8 AS first FROM job_cutoffs
+         WHERE key IS NOT NULL AND NOT stale`,
+      );
+      expect(byJob(table)).toEqual(byJob(await db.query(REFERENCE_SQL)));
+    });
+
+    it('give a graph loaded at start the edges the running server holds', async () => {
+      const db = server.server.db;
+      const loaded = new LineageGraph();
+      await loaded.load(db);
+      const jobs = await db.query<{ id: number }>('SELECT id FROM jobs ORDER BY id');
+      const edges = (graph: LineageGraph) =>
+        jobs.map(({ id }) => [id, graph.datasetsOf(id, 0).sort(), graph.datasetsOf(id, 1).sort()]);
+      expect(edges(loaded)).toEqual(edges(server.server.graph));
+      // Some edges were retired by a cutoff, so the comparison says something.
+      const [{ named }] = await db.query<{ named: number }>(
+        'SELECT count(*)::int AS named FROM lineage_edges',
+      );
+      const current = edges(loaded).reduce(
+        (sum, [, reads, writes]) => sum + (reads as number[]).length + (writes as number[]).length,
+        0,
+      );
+      expect(current).toBeLessThan(named);
     });
   });
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from './app.js';
-import type { Db, EmbeddedDb } from '../store/db.js';
+import { storeEngine, type Db } from '../store/db.js';
 
 /** How long a readiness probe waits for the store before calling it unreachable. */
 const READY_PROBE_TIMEOUT_MS = 2_000;
@@ -79,8 +79,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void 
 
 /** What /readyz says of the store: external PostgreSQL, or the embedded store and the engine it runs on. */
 function storeKind(db: Db): { kind: 'embedded' | 'postgres'; engine?: string } {
-  const engine = (db as Partial<EmbeddedDb>).engine;
-  if (engine === undefined) return { kind: db.kind };
-  const version = (db as EmbeddedDb).engineVersion;
-  return { kind: 'embedded', engine: version === undefined ? engine : `${engine} ${version}` };
+  const { kind, engine, version } = storeEngine(db);
+  if (engine === undefined) return { kind };
+  return { kind, engine: version === undefined ? engine : `${engine} ${version}` };
 }

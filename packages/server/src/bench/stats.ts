@@ -30,7 +30,10 @@ export function percentiles(samples: readonly number[]): Percentiles {
 export interface CpuUse {
   /** The server child process (with the embedded store, this includes PGlite). */
   readonly serverPct: number | undefined;
-  /** Every process named `postgres` on this machine: the PostgreSQL backends serving the server. */
+  /**
+   * The PostgreSQL serving the server: every process named `postgres` on this machine for an external store;
+   * for the embedded store, the server's own PostgreSQL (the `postgres` processes below it).
+   */
   readonly postgresPct: number | undefined;
   /** This process, the load generator. */
   readonly loadPct: number;
@@ -42,22 +45,24 @@ export interface CpuUse {
 }
 
 /**
- * Starts a CPU measurement of the server (and of PostgreSQL when the server uses it; otherwise PostgreSQL's CPU
- * belongs to someone else and counts as other processes); call the returned function when the window ends.
+ * Starts a CPU measurement of the server and of the PostgreSQL serving it (an external one, or the embedded
+ * store's, which runs as the server's child processes; any other PostgreSQL's CPU belongs to someone else and
+ * counts as other processes); call the returned function when the window ends.
  */
 export function measureCpu(server: Pick<ServerProcess, 'pid' | 'usesPostgres'>): () => CpuUse {
   const serverPid = server.pid;
   const startedAt = performance.now();
   const load = process.cpuUsage();
   const serverTicks = processTicks(serverPid);
-  const postgres = server.usesPostgres ? postgresTicks() : undefined;
+  const below = server.usesPostgres ? undefined : serverPid;
+  const postgres = postgresTicks(below);
   const machine = machineTicks();
   return () => {
     const elapsedMs = performance.now() - startedAt;
     const loadUsage = process.cpuUsage(load);
     const pct = (ms: number) => (100 * ms) / elapsedMs;
     const serverNow = processTicks(serverPid);
-    const postgresNow = server.usesPostgres ? postgresTicks() : undefined;
+    const postgresNow = postgresTicks(below);
     const machineNow = machineTicks();
     const serverPct =
       serverTicks !== undefined && serverNow !== undefined
@@ -109,7 +114,7 @@ function machineTicks(): number | undefined {
  * CPU ticks of each PostgreSQL process, by pid. Backends are separate processes owned by another user, but
  * /proc/<pid>/stat is world-readable.
  */
-function postgresTicks(): Map<number, number> | undefined {
+function postgresTicks(below?: number): Map<number, number> | undefined {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
@@ -117,17 +122,26 @@ function postgresTicks(): Map<number, number> | undefined {
     return undefined;
   }
   const ticks = new Map<number, number>();
+  const parents = new Map<number, number>();
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (name !== 'postgres') continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks.set(Number(entry), Number(fields[11]) + Number(fields[12]));
+      parents.set(Number(entry), Number(fields[1]));
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (name === 'postgres') ticks.set(Number(entry), Number(fields[11]) + Number(fields[12]));
     } catch {
       // The process exited between readdir and read.
     }
+  }
+  if (below !== undefined) {
+    const descends = (pid: number): boolean => {
+      for (let at = parents.get(pid); at !== undefined && at > 1; at = parents.get(at))
+        if (at === below) return true;
+      return false;
+    };
+    for (const pid of ticks.keys()) if (!descends(pid)) ticks.delete(pid);
   }
   return ticks;
 }

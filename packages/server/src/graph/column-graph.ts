@@ -45,6 +45,9 @@ interface KindList {
   readonly since: Ms[];
 }
 
+/** Thrown inside a load that a later load or an adoption has overtaken, to stop its read. */
+const SUPERSEDED = new Error('superseded by a later load of the column graph');
+
 /** What a {@link ColumnGraph} holds, in one object so that a graph loaded aside is swapped in at once. */
 class Storage {
   /** Dataset -> field -> column id. */
@@ -136,6 +139,8 @@ export class ColumnGraph {
   #complete: boolean;
   /** Commits taken in while not complete: as many as commit during a load (seconds), applied once it is in. */
   #held: ReadDelta[] = [];
+  /** Counts loads and adoptions, so that a load overtaken by a later one stops reading (see {@link load}). */
+  #generation = 0;
   /** The last output column and kind looked up (in the storage they belong to): the next edge's, mostly. */
   #lastOutput = { storage: undefined as Storage | undefined, datasetId: -1, field: '', id: -1 };
   #lastKind = {
@@ -165,6 +170,8 @@ export class ColumnGraph {
    * that fell too far behind the commit feed swaps in a graph it loaded aside. `other` is not used after.
    */
   adopt(other: ColumnGraph): void {
+    // A load still reading (the server's first, after start) is superseded: it must not add to what is adopted.
+    this.#generation++;
     this.#s = other.#s;
     // What this graph held back is in the other one, which was loaded after.
     this.#complete = other.#complete;
@@ -178,17 +185,25 @@ export class ColumnGraph {
    * load that fails leaves the graph refusing to answer, its commits still held, until a load succeeds.
    */
   async load(db: Queryable): Promise<void> {
+    const generation = ++this.#generation;
     this.#complete = false;
     this.#s = new Storage();
-    await this.#read(db);
+    try {
+      await this.#read(db, () => generation === this.#generation);
+    } catch (error) {
+      // Another load, or a graph adopted, took its place: that one is what the graph holds.
+      if (error === SUPERSEDED) return;
+      throw error;
+    }
     this.#complete = true;
     const held = this.#held;
     this.#held = [];
     for (const delta of held) this.apply(delta);
   }
 
-  async #read(db: Queryable): Promise<void> {
+  async #read(db: Queryable, current: () => boolean): Promise<void> {
     const [count] = await db.query<{ edges: number }>('SELECT count(*)::int AS edges FROM column_lineage');
+    if (!current()) throw SUPERSEDED;
     this.#s.reserve(count?.edges ?? 0);
     await readAll<ColumnEdgeRow>(
       db,
@@ -210,6 +225,7 @@ export class ColumnGraph {
         key: EDGE_KEY,
       },
       (rows) => {
+        if (!current()) throw SUPERSEDED;
         for (const row of rows) {
           this.#add(
             row.output_dataset_id,

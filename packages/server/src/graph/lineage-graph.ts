@@ -1,6 +1,7 @@
 import type { ReadDelta } from '../store/read-delta.js';
 import type { Queryable } from '../store/db.js';
 import { MS, type Ms } from '../store/model-state.js';
+import { loadCutoffs, readCutoffs } from '../store/job-cutoffs.js';
 import { readAll, selectColumns } from '../store/paged-read.js';
 
 /** Which way to walk from the start node. */
@@ -53,51 +54,6 @@ const COMPLETIONS_SQL = `
   WHERE job_id = ANY($1::int[]) AND kind = 0 AND run_uuid IS NULL`;
 
 /**
- * The present cutoff (and the completion that sets it) of each job in `$1` (int[]) that has completed. Per job
- * it reads a few index entries, whatever the number of its runs: the newest completion (by the partial index
- * job_sightings_completions) gives a floor, the start of its run, and only completions at or after that floor
- * can belong to a run that started later (a run completes after it starts), so only those are compared. Start-up
- * reads this for every job, so it must not grow with history.
- */
-const CUTOFFS_SQL = `
-  SELECT j.id AS job_id, c.key, ${MS('c.first')} AS first FROM unnest($1::int[]) AS j(id)
-  CROSS JOIN LATERAL (
-    SELECT COALESCE(r.created_at, s.event_time) AS floor
-    FROM job_sightings s LEFT JOIN runs r ON r.uuid = s.run_uuid
-    WHERE s.job_id = j.id AND s.kind = 0 AND (s.event_type = 'COMPLETE' OR s.run_uuid IS NULL)
-    ORDER BY s.event_time DESC LIMIT 1
-  ) latest
-  CROSS JOIN LATERAL (
-    SELECT CASE WHEN s.run_uuid IS NULL THEN 'job@' || s.event_hash ELSE s.run_uuid::text END AS key,
-           COALESCE(r.created_at, s.event_time) AS first
-    FROM job_sightings s LEFT JOIN runs r ON r.uuid = s.run_uuid
-    WHERE s.job_id = j.id AND s.kind = 0 AND (s.event_type = 'COMPLETE' OR s.run_uuid IS NULL)
-      AND s.event_time >= latest.floor
-    ORDER BY first DESC, key LIMIT 1
-  ) c`;
-
-type CutoffRow = { job_id: number; key: string; first: Ms };
-
-/** The present cutoffs of the jobs in `jobIds`, or of every job (a whole-table read, see readAll). */
-export async function readCutoffs(db: Queryable, jobIds?: readonly number[]): Promise<CutoffRow[]> {
-  if (jobIds !== undefined) return db.query(CUTOFFS_SQL, [jobIds]);
-  const all: CutoffRow[] = [];
-  await readAll<CutoffRow>(
-    db,
-    {
-      select: CUTOFFS_SQL.replace('unnest($1::int[]) AS j(id)', 'jobs j'),
-      key: ['j.id'],
-      keyOf: (row) => [row.job_id],
-      fromText: (f) => ({ job_id: Number(f[0]), key: f[1]!, first: Number(f[2]) }),
-    },
-    (rows) => {
-      for (const row of rows) all.push(row);
-    },
-  );
-  return all;
-}
-
-/**
  * The edges current at `$2` of the jobs (side 'job') or datasets (side 'dataset') in `$1`, in the directions in
  * `$3`: named by an event at or before `$2`, and not retired by a run of the job that completed by `$2` having
  * started after the edge was last named then.
@@ -120,7 +76,7 @@ const edgesAsOfSql = (side: 'job' | 'dataset') => `
  * The job-level lineage graph of now, kept in memory: each current edge with the last time an event named it,
  * in both directions, and each job's cutoff. Traversals are plain BFS with a visited set, so a depth-20 walk
  * over a large graph costs what it reaches, not what the graph holds. Loaded at start from the compact table
- * of current edges (lineage_edges) and updated after every commit.
+ * of current edges (lineage_edges) and of cutoffs (job_cutoffs), and updated after every commit.
  *
  * An edge is current unless its job completed a run that started after the edge was last seen (that run did
  * not name it): the cutoff of a job is the first eventTime of its latest-starting completed run (or its latest
@@ -160,7 +116,7 @@ export class LineageGraph {
 
   /** Loads the current graph from the store. */
   async load(db: Queryable): Promise<void> {
-    for (const row of await readCutoffs(db)) this.#cutoff.set(row.job_id, { at: row.first, key: row.key });
+    for (const row of await loadCutoffs(db)) this.#cutoff.set(row.job_id, { at: row.first, key: row.key });
     type EdgeRow = { job_id: number; direction: number; dataset_id: number; at: Ms };
     await readAll<EdgeRow>(
       db,

@@ -3,6 +3,7 @@ import type { Db, Queryable } from '../store/db.js';
 import { isStoreUnavailable, type StoreHealth } from '../store/availability.js';
 import { ModelState } from '../store/model-state.js';
 import { readDelta, type ReadDelta } from '../store/read-delta.js';
+import { readCutoffs, type CutoffRow } from '../store/job-cutoffs.js';
 import { readRuns, recordExclusiveWrite, writeBatch } from '../store/writer.js';
 import { applyChangeset, deriveChanges, type Changeset } from './derive.js';
 import type { NormalizedEvent } from './normalize.js';
@@ -315,7 +316,12 @@ export class IngestPipeline {
             observer(batch.unique.length, performance.now() - started, failed);
         };
         try {
-          const inserted = await writeBatch(
+          // Stale cutoffs are worked out here, where every earlier batch has committed and none is in flight.
+          const state = this.#state;
+          const stale = [...state.staleCutoffs];
+          const fixes = new Map<number, CutoffRow | null>(stale.map((jobId) => [jobId, null]));
+          for (const row of await readCutoffs(this.#db, stale)) fixes.set(row.job_id, row);
+          const written = await writeBatch(
             this.#db,
             batch.unique,
             batch.firstId,
@@ -323,9 +329,14 @@ export class IngestPipeline {
             batch.changes,
             batch.delta,
             epoch,
+            fixes,
           );
+          for (const { jobId, stale } of written.cutoffs) {
+            if (stale) state.staleCutoffs.add(jobId);
+            else state.staleCutoffs.delete(jobId);
+          }
           observe(false);
-          return inserted;
+          return written;
         } catch (error) {
           observe(true);
           throw error;

@@ -112,7 +112,12 @@ export class Replication {
     else this.#log.info('another server writes to this database: this one follows its commits');
     if (this.#db.kind === 'embedded') return;
     await this.#readWriter();
-    this.#stopListening = this.#db.listen('headwater_commit', () => this.#poll());
+    // The notification's payload is the entry's number (see migration 010): the feed's end, known without a query.
+    this.#stopListening = this.#db.listen('headwater_commit', (payload) => {
+      const seq = Number(payload);
+      if (payload !== undefined && Number.isSafeInteger(seq)) this.readSide.sawFeedEnd(seq);
+      this.#poll(payload !== undefined);
+    });
     this.#timer = setInterval(() => {
       this.#ticking ??= this.#tick().finally(() => (this.#ticking = undefined));
     }, TICK_MS);
@@ -225,18 +230,24 @@ export class Replication {
     );
   }
 
-  /** Applies what the feed holds beyond what was applied; one pass at a time, another if asked meanwhile. */
-  #poll(): void {
+  /**
+   * Applies what the feed holds beyond what was applied; one pass at a time, another if asked meanwhile. The
+   * feed's end is read first, for the lag in /readyz while a long catch-up runs, unless a notification has just
+   * told it (`notified`); a pass asked for meanwhile reads the entries only (applying them tells the end too).
+   */
+  #poll(notified = false): void {
     if (this.#closed) return;
     if (this.#polling) {
       this.#pollAgain = true;
       return;
     }
     this.#polling = (async () => {
+      let readEnd = !notified;
       do {
         this.#pollAgain = false;
         try {
-          this.readSide.sawFeedEnd(await ReadSide.feedEnd(this.#db));
+          if (readEnd) this.readSide.sawFeedEnd(await ReadSide.feedEnd(this.#db));
+          readEnd = false;
           await this.readSide.catchUp();
         } catch (error) {
           this.#storeAway(error, 'could not read the commit feed');

@@ -17,6 +17,11 @@ export interface BulkWrite {
   readonly returning?: string;
   /** Columns computed in SQL from the row's parameters (`u.<column>`), e.g. `{ seq: 'next_seq(u.epoch)' }`. */
   readonly computed?: Readonly<Record<string, string>>;
+  /**
+   * Parameters of each row that are not columns of the table, for `computed` to read (`u.<name>`); a row holds
+   * their values after those of `columns`.
+   */
+  readonly inputs?: readonly BulkColumn[];
 }
 
 /**
@@ -40,7 +45,9 @@ function insertSql(write: BulkWrite, param: number): string {
     ...write.columns.map((column) => `u.${column.name}`),
     ...computed.map(([, expression]) => expression),
   ].join(', ');
-  const definitions = write.columns.map((column) => `${column.name} ${column.type}`).join(', ');
+  const definitions = [...write.columns, ...(write.inputs ?? [])]
+    .map((column) => `${column.name} ${column.type}`)
+    .join(', ');
   return (
     `INSERT INTO ${write.table} AS t (${names}) SELECT ${values} ` +
     `FROM json_to_recordset($${param}::json) AS u(${definitions})` +
@@ -51,7 +58,7 @@ function insertSql(write: BulkWrite, param: number): string {
 
 /** The JSON parameter holding a write's rows. */
 function rowsParam(write: BulkWrite): string {
-  const names = write.columns.map((column) => column.name);
+  const names = [...write.columns, ...(write.inputs ?? [])].map((column) => column.name);
   const objects = write.rows.map((row) => {
     const object: Record<string, unknown> = {};
     for (let i = 0; i < names.length; i++) object[names[i]!] = row[i] ?? null;

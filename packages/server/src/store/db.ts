@@ -59,11 +59,12 @@ export interface Db extends Queryable {
   /** The epoch of the writer lease while this process holds the writer lock; undefined otherwise. */
   readonly epoch: number | undefined;
   /**
-   * Calls `listener` on each notification on `channel` (PostgreSQL's LISTEN), and once more each time the
-   * listening connection is re-established after a loss (notifications sent meanwhile are gone), until the
-   * returned function is called. The embedded store has no other process to hear from and never calls.
+   * Calls `listener` with the payload of each notification on `channel` (PostgreSQL's LISTEN), and once more,
+   * without one, each time the listening connection is re-established after a loss (notifications sent
+   * meanwhile are gone), until the returned function is called. The embedded store has no other process to hear
+   * from and never calls.
    */
-  listen(channel: string, listener: () => void): () => Promise<void>;
+  listen(channel: string, listener: (payload?: string) => void): () => Promise<void>;
   /**
    * Resolves if a write may be tried now; rejects with a STORE_UNAVAILABLE-class error if it would fail (the
    * embedded store's disk is nearly full: PGlite must never meet a full disk, which can wedge it).
@@ -93,10 +94,36 @@ export interface EmbeddedOptions {
 /** The embedded store, with the engine it runs on. */
 export type EmbeddedDb = Db & { readonly engine: EmbeddedEngine; readonly engineVersion: string | undefined };
 
-const stderrLog: EmbeddedPostgresLog = {
-  warn: (message) => process.stderr.write(`headwater: ${message}\n`),
-  info: (message) => process.stderr.write(`headwater: ${message}\n`),
-};
+const LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+
+/**
+ * A log for what happens before (and beneath) the app's logger, such as the embedded store's PostgreSQL, which
+ * starts first and outlives it: lines go to stderr from `level` up.
+ */
+export function stderrLog(level: (typeof LEVELS)[number] = 'debug'): EmbeddedPostgresLog {
+  const at = (wanted: (typeof LEVELS)[number]) => LEVELS.indexOf(level) <= LEVELS.indexOf(wanted);
+  return {
+    warn: (message) => {
+      if (at('warn')) process.stderr.write(`headwater: ${message}\n`);
+    },
+    info: (message) => {
+      if (at('info')) process.stderr.write(`headwater: ${message}\n`);
+    },
+  };
+}
+
+/** What a store runs on: external PostgreSQL, or the embedded store with its engine and the engine's version. */
+export function storeEngine(db: Db): {
+  kind: 'embedded' | 'postgres';
+  engine?: EmbeddedEngine;
+  version?: string;
+} {
+  const { engine, engineVersion } = db as Partial<EmbeddedDb>;
+  if (engine === undefined) return { kind: db.kind };
+  return engineVersion === undefined
+    ? { kind: 'embedded', engine }
+    : { kind: 'embedded', engine, version: engineVersion };
+}
 
 /**
  * The engine for the embedded store in `dataDir` when none is asked for: the one that already holds its data;
@@ -106,7 +133,7 @@ const stderrLog: EmbeddedPostgresLog = {
 export async function chooseEmbeddedEngine(
   dataDir: string,
   asked: EmbeddedEngine | 'auto' = 'auto',
-  log: EmbeddedPostgresLog = stderrLog,
+  log: EmbeddedPostgresLog = stderrLog(),
 ): Promise<{ engine: EmbeddedEngine; binaries: PostgresBinaries | undefined }> {
   const binaries = asked === 'pglite' ? undefined : await findPostgresBinaries();
   if (asked === 'postgres' && !binaries) {
@@ -162,7 +189,7 @@ async function openEmbeddedPostgres(
   releaseLock: () => Promise<void>,
 ): Promise<EmbeddedDb> {
   const dir = path.join(dataDir, 'postgres');
-  const server = await startEmbeddedPostgres(dir, binaries, options.log ?? stderrLog);
+  const server = await startEmbeddedPostgres(dir, binaries, options.log ?? stderrLog());
   let db: Db;
   try {
     db = await openPostgresDb(server.url, { what: `the embedded store's PostgreSQL in ${dir}` });
@@ -430,7 +457,7 @@ export async function openPostgresDb(
             void connect();
           });
           next.on('notification', (message) => {
-            if (message.channel === channel) listener();
+            if (message.channel === channel) listener(message.payload);
           });
           try {
             await next.connect();

@@ -237,6 +237,8 @@ export class ModelState {
   /** Dataset version uuids by the text hashes of the facets that address them (a pure memo). */
   readonly versionMemo = new LruMap<string, string>(200_000);
   readonly next = { namespace: 1, source: 1, dataset: 1, job: 1, datasetVersion: 1, jobVersion: 1, event: 1 };
+  /** Jobs whose row in job_cutoffs is stale: the writer works them out again before its next batch (job-cutoffs.ts). */
+  readonly staleCutoffs = new Set<number>();
 
   constructor(versionCacheSize = VERSION_CACHE_SIZE) {
     this.datasetVersions = new VersionCache(versionCacheSize);
@@ -363,6 +365,9 @@ export class ModelState {
     await Promise.all([
       datasets,
       jobs,
+      db.query<{ job_id: number }>('SELECT job_id FROM job_cutoffs WHERE stale').then((rows) => {
+        for (const row of rows) this.staleCutoffs.add(row.job_id);
+      }),
       this.datasetVersions.load(db, 'dataset_versions', 'dataset_id'),
       this.jobVersions.load(db, 'job_versions', 'job_id'),
       ...(

@@ -118,10 +118,10 @@ export class ReadModel implements Catalog<NamespaceRef, EntityRef, JobRef> {
 
   /**
    * Reads every namespace, dataset and job from the store into a new model (a follower's answer to a write that
-   * did not come from events, whose effect it cannot derive): the caller swaps it in with {@link copy}.
+   * did not come from events, whose effect it cannot derive): the caller swaps it in with {@link copy}. At
+   * start, into the empty model `model`.
    */
-  static async load(db: Queryable): Promise<ReadModel> {
-    const model = new ReadModel();
+  static async load(db: Queryable, model = new ReadModel()): Promise<ReadModel> {
     for (const row of await db.query<{ id: number; name: string; is_hidden: boolean }>(
       'SELECT id, name, is_hidden FROM namespaces',
     ))

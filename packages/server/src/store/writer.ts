@@ -1,6 +1,7 @@
 import { bulkWrite, ts, updateAll, type BulkColumn, type BulkWrite, type DerivedWrite } from './bulk.js';
 import { RUNS_SQL } from './model-state.js';
 import type { Db, Queryable } from './db.js';
+import { cutoffWrites, type CutoffRow } from './job-cutoffs.js';
 import type { FeedEntry, ReadDelta } from './read-delta.js';
 import type { Changeset, FacetUpsert } from '../ingest/derive.js';
 import type { NormalizedEvent } from '../ingest/normalize.js';
@@ -141,7 +142,8 @@ export async function writeBatch(
   changes: Changeset,
   delta: ReadDelta,
   epoch: number,
-): Promise<{ inserted: Set<string>; seq: number }> {
+  cutoffFixes: ReadonlyMap<number, CutoffRow | null> = new Map(),
+): Promise<{ inserted: Set<string>; seq: number; cutoffs: { jobId: number; stale: boolean }[] }> {
   const { persist } = changes;
   const writes: (BulkWrite | DerivedWrite)[] = [
     eventsWrite(events, firstEventId, receivedAt),
@@ -470,6 +472,8 @@ export async function writeBatch(
     'DO NOTHING',
   );
   writes.push(currentEdgesWrite(delta));
+  const cutoffs = cutoffWrites(delta, cutoffFixes);
+  writes.push(...cutoffs);
   const feed = feedWrite(epoch, { kind: 'batch', delta });
   writes.push(feed);
   // Only PostgreSQL keeps named statements prepared; elsewhere the empty writes would be parsed for nothing.
@@ -477,6 +481,12 @@ export async function writeBatch(
   return {
     inserted: new Set(returned[0]!.map((row) => row.hash as string)),
     seq: returned[writes.indexOf(feed)]![0]!.seq as number,
+    cutoffs: cutoffs.flatMap((write) =>
+      returned[writes.indexOf(write)]!.map((row) => ({
+        jobId: row.job_id as number,
+        stale: row.stale as boolean,
+      })),
+    ),
   };
 }
 
