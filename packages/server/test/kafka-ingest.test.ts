@@ -9,6 +9,7 @@ import { backends, startServer } from './helpers/backends.js';
 import { spawnServer } from './helpers/child-server.js';
 import {
   kafkaAvailable,
+  kafkaServeArgs,
   readTopic,
   openLineagePython,
   startKafkaBroker,
@@ -178,17 +179,7 @@ print("sent")
       }
       await transport.close(1000);
       const { config, cleanup } = await backend.fresh();
-      const args = [
-        ...(config.databaseUrl ? ['--database-url', config.databaseUrl] : ['--data-dir', config.dataDir]),
-        '--kafka-brokers',
-        broker.bootstrap,
-        '--kafka-topic',
-        topic,
-        '--kafka-group',
-        `g-${topic}`,
-        '--kafka-dead-letter-topic',
-        `${topic}.dlq`,
-      ];
+      const args = kafkaServeArgs(config, broker.bootstrap, topic);
       try {
         const first = await spawnServer(args);
         const partial = await until(

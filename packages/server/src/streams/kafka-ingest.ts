@@ -1,4 +1,6 @@
 import {
+  Admin,
+  AuthenticationError,
   Consumer,
   Producer,
   stringSerializers,
@@ -6,6 +8,7 @@ import {
   type MessagesStream,
 } from '@platformatic/kafka';
 import type { KafkaConnectionOptions } from '@headwater/openlineage';
+import { HeadwaterError } from '../errors.js';
 import type { EventOutcome, IncomingEvent, IngestFrontDoor } from '../ingest/front-door.js';
 
 /** Where the consumer reports what it does (a pino logger fits). */
@@ -110,6 +113,78 @@ export const sleep = (ms: number, signal: AbortSignal) =>
       { once: true },
     );
   });
+
+/** The errors beneath `error` (its cause chain and, for an aggregate, each error it holds), itself first. */
+function errorChain(error: unknown): unknown[] {
+  const seen: unknown[] = [];
+  const visit = (item: unknown) => {
+    if (item === undefined || item === null || seen.includes(item) || seen.length > 20) return;
+    seen.push(item);
+    if (item instanceof AggregateError) for (const inner of item.errors) visit(inner);
+    if (item instanceof Error) visit(item.cause);
+  };
+  visit(error);
+  return seen;
+}
+
+/** Node's codes of a TLS peer certificate that could not be verified (openssl's names). */
+const CERTIFICATE_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS_|ERR_SSL_/;
+
+/**
+ * What is wrong with the configuration when `error` says the brokers refused the client: its SASL credentials, or
+ * the TLS trust. Undefined for any other failure (a broker not up yet), which the consumer's retries outlast.
+ */
+export function kafkaConnectionProblem(
+  error: unknown,
+  connection: KafkaConnectionOptions,
+): string | undefined {
+  const where = connection.bootstrapBrokers.join(', ');
+  for (const item of errorChain(error)) {
+    if (!(item instanceof Error)) continue;
+    if (item instanceof AuthenticationError && connection.sasl !== undefined) {
+      return (
+        `Kafka at ${where} refused the SASL ${connection.sasl.mechanism} credentials of user ` +
+        `"${connection.sasl.username}" (${item.message}): check the user name and password ` +
+        '(serve: --kafka-sasl-username, --kafka-sasl-password; config: sasl.username, sasl.password) and the ' +
+        'mechanism the broker enables (--kafka-sasl-mechanism, sasl.mechanism)'
+      );
+    }
+    if (item instanceof AuthenticationError) {
+      return `Kafka at ${where} wants authentication (${item.message}): pass SASL credentials (--kafka-sasl-username, --kafka-sasl-password)`;
+    }
+    const code = (item as { code?: unknown }).code;
+    if (typeof code === 'string' && CERTIFICATE_CODE.test(code)) {
+      return (
+        `TLS to Kafka at ${where} failed: the broker's certificate was not accepted (${code}: ${item.message}): ` +
+        "pass the CA that signed it (serve: --kafka-ssl-ca; config: ssl.ca.location), and check that the broker's " +
+        'certificate names the host in --kafka-brokers'
+      );
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Asks the brokers for the topics' metadata with the consumer's connection, a few times: a refusal of the
+ * credentials or of the TLS trust becomes one clear INVALID_CONFIG error, instead of a consumer retrying for
+ * ever and saying nothing. Other failures (brokers still starting) are left to the consumer's own retries.
+ */
+async function checkConnection(connection: KafkaConnectionOptions, topics: readonly string[]): Promise<void> {
+  const admin = new Admin({
+    ...connection,
+    clientId: `${connection.clientId}-check`,
+    retries: 2,
+    retryDelay: 500,
+  });
+  try {
+    await admin.metadata({ topics: [...topics] });
+  } catch (error) {
+    const problem = kafkaConnectionProblem(error, connection);
+    if (problem !== undefined) throw new HeadwaterError('INVALID_CONFIG', `${problem}.`, { cause: error });
+  } finally {
+    await admin.close().catch(() => undefined);
+  }
+}
 
 /**
  * Consumes OpenLineage events from Kafka into the store, at least once: a batch's offsets are committed only after
@@ -294,6 +369,7 @@ export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
   return {
     stats,
     async start() {
+      await checkConnection(options.connection, options.topics);
       stream = await consumer.consume({
         topics: [...options.topics],
         autocommit: false,
