@@ -53,9 +53,22 @@ export interface KafkaIngestStats {
   commitsRefused: number;
 }
 
+/** How far the group is behind in one partition. */
+export interface PartitionLag {
+  readonly topic: string;
+  readonly partition: number;
+  /** Messages after the group's committed offset (all of them when nothing is committed yet). */
+  readonly lag: number;
+}
+
 /** A Kafka consumer feeding the ingest front door. */
 export interface KafkaIngest {
   readonly stats: Readonly<KafkaIngestStats>;
+  /**
+   * The lag of each partition assigned to this member now (none before it joins the group), asked of the
+   * brokers; undefined when they do not answer within `timeoutMs`.
+   */
+  lag(timeoutMs?: number): Promise<PartitionLag[] | undefined>;
   /** Joins the group and starts consuming. */
   start(): Promise<void>;
   /**
@@ -366,8 +379,43 @@ export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
     }
   }
 
+  async function lag(): Promise<PartitionLag[]> {
+    const assigned = (consumer.assignments ?? []).filter(({ partitions }) => partitions.length > 0);
+    if (assigned.length === 0) return [];
+    const [ends, commits] = await Promise.all([
+      consumer.listOffsets({ topics: assigned.map(({ topic }) => topic) }),
+      consumer.listCommittedOffsets({
+        topics: assigned.map(({ topic, partitions }) => ({ topic, partitions })),
+      }),
+    ]);
+    return assigned.flatMap(({ topic, partitions }) =>
+      partitions.map((partition) => {
+        const end = ends.get(topic)?.[partition] ?? 0n;
+        // -1 is "nothing committed": the group starts from the earliest offset, so everything is behind.
+        const committedOffset = commits.get(topic)?.[partition] ?? -1n;
+        const behind = end - (committedOffset < 0n ? 0n : committedOffset);
+        return { topic, partition, lag: Number(behind < 0n ? 0n : behind) };
+      }),
+    );
+  }
+
   return {
     stats,
+    async lag(timeoutMs = 2_000) {
+      // The consumer retries for as long as the brokers are away; a scrape must not wait that long.
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<undefined>(
+        (resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)),
+      );
+      try {
+        return await Promise.race([lag(), timeout]);
+      } catch (error) {
+        log.warn({ err: error }, 'Kafka consumer lag unknown: the brokers did not answer');
+        return undefined;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
     async start() {
       await checkConnection(options.connection, options.topics);
       stream = await consumer.consume({

@@ -11,6 +11,8 @@ export interface ChildServer {
   readonly process: ChildProcess;
   /** Resolves when the process has exited. */
   readonly exited: Promise<number | null>;
+  /** Everything it has written to stdout and stderr so far, for failure messages. */
+  output(): string;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function spawnServer(
       reject(new Error(`server exited with ${code} before listening:\n${output}`));
     });
   });
-  return { url, process: child, exited };
+  return { url, process: child, exited, output: () => output };
 }
 
 function spawnCli(command: 'serve' | 'proxy', args: readonly string[], extraEnv: NodeJS.ProcessEnv) {
