@@ -29,6 +29,8 @@ export interface KafkaIngestOptions {
   readonly log: StreamLogger;
   /** Most messages submitted at once. @default 1000 */
   readonly maxBatchMessages?: number;
+  /** Batches submitted before the first of them is committed. @default 2 */
+  readonly maxBatchesInFlight?: number;
   /** First wait before a batch the store could not take is tried again; doubles up to 10 s. @default 250 */
   readonly retryDelayMs?: number;
   /** Where a group with no committed offset starts. @default 'earliest' */
@@ -209,6 +211,7 @@ async function checkConnection(connection: KafkaConnectionOptions, topics: reado
  */
 export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
   const maxBatch = options.maxBatchMessages ?? 1000;
+  const maxInFlight = options.maxBatchesInFlight ?? 2;
   const firstDelayMs = options.retryDelayMs ?? 250;
   const { log, frontDoor } = options;
   const stats: KafkaIngestStats = {
@@ -242,8 +245,8 @@ export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
   let wake: (() => void) | undefined;
   const stopping = new AbortController();
   let loop: Promise<void> | undefined;
-  /** A batch is being settled or committed. */
-  let busy = false;
+  /** Batches being settled or committed. */
+  let inFlight = 0;
   /** The highest offset committed per partition by this member: a commit never moves it back. */
   const committed = new Map<string, bigint>();
 
@@ -355,9 +358,20 @@ export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
     }
   }
 
+  const resumeWhenDue = () => {
+    if (pending.length < maxBatch && !stats.paused && !stopping.signal.aborted && stream?.isPaused())
+      stream.resume();
+  };
+
+  /**
+   * Takes batches off `pending` and settles up to `maxInFlight` at once, so that one batch is checked while the
+   * store writes another (the HTTP batch endpoint gets that overlap from concurrent senders). Offsets are still
+   * committed in order: a batch's only once it and every batch before it are settled and committed.
+   */
   async function run(): Promise<void> {
+    let previous: Promise<boolean> = Promise.resolve(true);
     while (!stopping.signal.aborted) {
-      if (pending.length === 0) {
+      if (pending.length === 0 || inFlight >= maxInFlight) {
         await new Promise<void>((resolve) => {
           wake = resolve;
           stopping.signal.addEventListener('abort', () => resolve(), { once: true });
@@ -368,15 +382,27 @@ export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
       // Let messages of the same fetch join the batch.
       await new Promise<void>((resolve) => setImmediate(resolve));
       const batch = pending.splice(0, maxBatch);
-      busy = true;
-      try {
-        if (!(await settle(batch))) return;
-        await commit(batch);
-      } finally {
-        busy = false;
-      }
-      if (pending.length < maxBatch && !stopping.signal.aborted && stream?.isPaused()) stream.resume();
+      inFlight++;
+      const settled = settle(batch);
+      const before = previous;
+      previous = (async () => {
+        try {
+          const ok = (await settled) && (await before);
+          if (ok) await commit(batch);
+          return ok;
+        } catch (error) {
+          log.error({ err: error }, 'Kafka ingest stopped on an error');
+          stopping.abort();
+          return false;
+        } finally {
+          inFlight--;
+          resumeWhenDue();
+          wake?.();
+        }
+      })();
+      resumeWhenDue();
     }
+    await previous;
   }
 
   async function lag(): Promise<PartitionLag[]> {
@@ -436,7 +462,7 @@ export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
       const deadline = setTimeout(() => stopping.abort(), timeoutMs);
       wake?.();
       const idle = async () => {
-        while ((busy || pending.length > 0) && !stopping.signal.aborted)
+        while ((inFlight > 0 || pending.length > 0) && !stopping.signal.aborted)
           await new Promise((resolve) => setTimeout(resolve, 10));
       };
       await idle();
