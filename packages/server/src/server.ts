@@ -13,7 +13,7 @@ import { StatisticsKeeper } from './store/statistics.js';
 import { migrate } from './store/migrate.js';
 import { ModelState } from './store/model-state.js';
 import { ReadModel } from './store/read-model.js';
-import { forwardWritesToWriter } from './replica/forward.js';
+import { forwardWritesToWriter, replicaFrontDoor } from './replica/forward.js';
 import { ReadSide } from './replica/read-side.js';
 import { Replication } from './replica/replication.js';
 import { createForwarder, loadForwardConfig, type Forwarder } from './streams/forwarder.js';
@@ -110,6 +110,18 @@ function observeKafka(metrics: Metrics, kafka: KafkaIngest): void {
       },
     });
   }
+  metrics.gauge({
+    name: 'headwater_kafka_consumer_lag',
+    help: "Messages after the group's committed offset, per partition this server consumes",
+    labelNames: ['topic', 'partition'],
+    async collect() {
+      const lags = await kafka.lag();
+      // Partitions move between members: only those held now are series.
+      this.reset();
+      for (const { topic, partition, lag } of lags ?? [])
+        this.set({ topic, partition: String(partition) }, lag);
+    },
+  });
   metrics.gauge({
     name: 'headwater_kafka_paused',
     help: '1 while the partitions are paused, waiting for the store',
@@ -285,14 +297,15 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     await Promise.all([app.ready(), loaded]);
     if (db.kind === 'embedded') statistics = new StatisticsKeeper(db, state.next.event - 1);
     await replication.start({ mirrorLoaded: writing });
-    const kafka = config.kafka && createKafkaIngest({ ...config.kafka, frontDoor, log: app.log });
+    // Every replica consumes (each a member of the group); a follower hands its events to the writer.
+    const kafka =
+      config.kafka &&
+      createKafkaIngest({
+        ...config.kafka,
+        frontDoor: replicaFrontDoor(replication, frontDoor, app.log),
+        log: app.log,
+      });
     if (kafka) observeKafka(metrics, kafka);
-    let kafkaStarted: Promise<void> | undefined;
-    const startKafka = () =>
-      (kafkaStarted ??= (kafka?.start() ?? Promise.resolve()).catch((error: unknown) => {
-        app.log.error({ err: error }, 'Kafka ingest could not start');
-        throw error;
-      }));
     let closing: Promise<void> | undefined;
     const server: HeadwaterServer = {
       app,
@@ -316,9 +329,10 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         server.url = address.replace('[::1]', 'localhost');
         await replication.advertise(config.advertiseUrl ?? server.url);
         forwarder?.start();
-        // With replicas, the writer consumes: a follower's events would only be refused by its pipeline.
-        if (replication.role === 'writer') await startKafka();
-        else replication.onRole((role) => void (role === 'writer' && startKafka()));
+        await kafka?.start().catch((error: unknown) => {
+          app.log.error({ err: error }, 'Kafka ingest could not start');
+          throw error;
+        });
         return server.url;
       },
       close() {

@@ -9,15 +9,33 @@ import { backends, startServer } from './helpers/backends.js';
 import { spawnServer } from './helpers/child-server.js';
 import {
   kafkaAvailable,
+  kafkaServeArgs,
   readTopic,
   openLineagePython,
   startKafkaBroker,
   type KafkaBroker,
 } from './helpers/kafka-broker.js';
 import { privatePostgresUnavailable, startPrivatePostgres } from './helpers/private-postgres.js';
+import { parseExposition } from './helpers/prometheus.js';
 import { runEvent, storedRunEvents, until } from './helpers/stream-events.js';
 
 const run = promisify(execFile);
+
+/** headwater_kafka_consumer_lag of the server at `url` for `topic`, by partition, as its /metrics serves it. */
+async function consumerLag(url: string, topic: string): Promise<Map<number, number>> {
+  const response = await fetch(`${url}/metrics`);
+  const lags = new Map<number, number>();
+  for (const [series, value] of parseExposition(await response.text())) {
+    const match = /^headwater_kafka_consumer_lag\{(.*)\}$/.exec(series);
+    if (!match) continue;
+    const labels = Object.fromEntries([...match[1]!.matchAll(/(\w+)="([^"]*)"/g)].map(([, k, v]) => [k, v]));
+    if (labels.topic === topic) lags.set(Number(labels.partition), value);
+  }
+  return lags;
+}
+
+/** The sum of a topic's lag over its partitions. */
+const totalLag = (lags: Map<number, number>) => [...lags.values()].reduce((sum, lag) => sum + lag, 0);
 
 /** The store these tests write to: PostgreSQL where DATABASE_URL is set (always in CI), else the embedded one. */
 const backend = backends().at(-1)!;
@@ -81,6 +99,13 @@ print("sent")
         );
         expect(await storedRunEvents(ctx.url)).toBe(120);
         expect(ctx.server.kafka!.stats).toMatchObject({ stored: 120, deadLettered: 0 });
+        // Every partition the server holds is a series of the lag, down to 0 once its offsets are committed.
+        const lags = await until(
+          'the lag of every partition at 0',
+          () => consumerLag(ctx.url, topic),
+          (lag) => lag.size === 3 && totalLag(lag) === 0,
+        );
+        expect([...lags.keys()].sort()).toEqual([0, 1, 2]);
         const runs = (await (await fetch(`${ctx.url}/api/v1/namespaces/py/jobs/task_0/runs`)).json()) as {
           runs: { state: string }[];
         };
@@ -97,6 +122,29 @@ print("sent")
       } finally {
         await ctx.stop();
       }
+    });
+
+    it('sends a batch larger than the broker takes in one request (1 MiB a partition) through our transport', async () => {
+      const topic = 'large-batch';
+      await broker.createTopics([topic], 1);
+      const transport = createKafkaTransport({ topic, config: { 'bootstrap.servers': broker.bootstrap } });
+      // 300 events of ~8 KB, all on one partition: 2.4 MB, more than one produce request may carry.
+      const padding = 'x'.repeat(8 * 1024);
+      const events = Array.from({ length: 300 }, (_, i) => ({
+        ...runEvent('large', `job_${i}`),
+        job: { namespace: 'large', name: 'one_key', facets: { documentation: { description: padding } } },
+      }));
+      try {
+        expect(await transport.emitBatch!(events as unknown as OpenLineageEvent[])).toEqual({
+          status: 'success',
+        });
+      } finally {
+        await transport.close(1000);
+      }
+      const messages = await readTopic(broker.bootstrap, topic, 300);
+      expect(
+        messages.map((message) => (JSON.parse(message.value) as { run: { runId: string } }).run.runId),
+      ).toEqual(events.map((event) => event.run.runId));
     });
 
     it('writes poison messages to the dead-letter topic with the reason and moves on', async () => {
@@ -178,17 +226,7 @@ print("sent")
       }
       await transport.close(1000);
       const { config, cleanup } = await backend.fresh();
-      const args = [
-        ...(config.databaseUrl ? ['--database-url', config.databaseUrl] : ['--data-dir', config.dataDir]),
-        '--kafka-brokers',
-        broker.bootstrap,
-        '--kafka-topic',
-        topic,
-        '--kafka-group',
-        `g-${topic}`,
-        '--kafka-dead-letter-topic',
-        `${topic}.dlq`,
-      ];
+      const args = kafkaServeArgs(config, broker.bootstrap, topic);
       try {
         const first = await spawnServer(args);
         const partial = await until(
@@ -220,6 +258,86 @@ print("sent")
       }
     });
 
+    it.skipIf(backend.name !== 'postgres')(
+      'shares the partitions between replicas, and the survivor takes them all when one is SIGKILLed',
+      async () => {
+        const topic = 'replicated';
+        await broker.createTopics([topic, `${topic}.dlq`], 4);
+        const { config, cleanup } = await backend.fresh();
+        const args = kafkaServeArgs(config, broker.bootstrap, topic);
+        // The first takes the writer lock; the second follows and hands what it consumes to the writer.
+        const writer = await spawnServer(args);
+        const follower = await spawnServer(args);
+        const transport = createKafkaTransport({ topic, config: { 'bootstrap.servers': broker.bootstrap } });
+        const send = async (count: number, prefix: string) => {
+          for (let sent = 0; sent < count; sent += 250) {
+            const events = Array.from({ length: 250 }, (_, i) => runEvent('replicas', `${prefix}_${i % 20}`));
+            expect(await transport.emitBatch!(events)).toEqual({ status: 'success' });
+          }
+        };
+        try {
+          const held = async () => [
+            await consumerLag(writer.url, topic),
+            await consumerLag(follower.url, topic),
+          ];
+          const [mine, theirs] = await until(
+            'both replicas holding partitions',
+            held,
+            ([a, b]) => a!.size > 0 && b!.size > 0 && a!.size + b!.size === 4,
+          );
+          expect([...mine!.keys(), ...theirs!.keys()].sort()).toEqual([0, 1, 2, 3]);
+          await send(2000, 'first');
+          await until(
+            '2000 stored',
+            () => storedRunEvents(writer.url),
+            (count) => count >= 2000,
+          );
+          // Both consumed their share: the follower's went through the writer.
+          for (const server of [writer, follower]) {
+            const consumed = parseExposition(await (await fetch(`${server.url}/metrics`)).text()).get(
+              'headwater_kafka_messages_consumed_total',
+            );
+            expect(consumed).toBeGreaterThan(0);
+          }
+          // The writer dies mid-stream: the follower must become the writer and take its partitions.
+          const second = send(2000, 'second');
+          await until(
+            'some of the second 2000 stored',
+            () => storedRunEvents(writer.url),
+            (count) => count > 2100,
+          );
+          writer.process.kill('SIGKILL');
+          await writer.exited;
+          await second;
+          await until(
+            'all 4000 stored through the survivor',
+            () => storedRunEvents(follower.url),
+            (count) => count >= 4000,
+            120_000,
+          );
+          const lags = await until(
+            'the survivor holding every partition, nothing behind',
+            () => consumerLag(follower.url, topic),
+            (lag) => lag.size === 4 && totalLag(lag) === 0,
+          );
+          expect(lags.size).toBe(4);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          expect(await storedRunEvents(follower.url)).toBe(4000);
+        } catch (error) {
+          throw new Error(
+            `${(error as Error).message}\n--- writer:\n${writer.output().slice(-3000)}\n--- follower:\n${follower.output().slice(-3000)}`,
+            { cause: error },
+          );
+        } finally {
+          await transport.close(1000);
+          writer.process.kill('SIGKILL');
+          follower.process.kill('SIGTERM');
+          await follower.exited;
+          await cleanup();
+        }
+      },
+    );
+
     it.skipIf(privatePostgresUnavailable() !== undefined && process.env.CI !== 'true')(
       'pauses while PostgreSQL is down and resumes without losing or skipping anything',
       async () => {
@@ -248,6 +366,12 @@ print("sent")
             () => ctx.server.kafka!.stats.paused,
             (paused) => paused,
           );
+          // Nothing of the 300 is committed while the store is away: /metrics shows them all as lag.
+          await until(
+            'a lag of 300',
+            async () => totalLag(await consumerLag(ctx.url, topic)),
+            (lag) => lag === 300,
+          );
           await new Promise((resolve) => setTimeout(resolve, 1500));
           await pg.start();
           await until(
@@ -259,6 +383,12 @@ print("sent")
           expect(await storedRunEvents(ctx.url)).toBe(500);
           expect(ctx.server.kafka!.stats).toMatchObject({ paused: false, deadLettered: 0, stored: 500 });
           expect(ctx.server.kafka!.stats.pauses).toBeGreaterThan(0);
+          const after = await until(
+            'no lag',
+            () => consumerLag(ctx.url, topic),
+            (lag) => totalLag(lag) === 0,
+          );
+          expect(after.size).toBe(2);
         } finally {
           await transport.close(1000);
           await ctx.stop();

@@ -177,6 +177,33 @@ export function kafkaConnectionOptions(
   };
 }
 
+/**
+ * Most bytes of messages sent in one produce request. A broker takes at most `message.max.bytes` (1 MiB by
+ * default) of records per partition per request, and keys put a batch's messages on partitions unevenly, so a
+ * batch of realistic events (5 KB each: 500 are 2.5 MB) is sent in requests of at most this much, in order.
+ */
+const MAX_REQUEST_BYTES = 512 * 1024;
+
+/** `messages` in consecutive runs of at most {@link MAX_REQUEST_BYTES} (a larger message alone). */
+function requestChunks<T extends { key?: string; value: string }>(messages: readonly T[]): T[][] {
+  const chunks: T[][] = [];
+  let chunk: T[] = [];
+  let bytes = 0;
+  for (const message of messages) {
+    const size =
+      Buffer.byteLength(message.value) + (message.key === undefined ? 0 : Buffer.byteLength(message.key));
+    if (chunk.length > 0 && bytes + size > MAX_REQUEST_BYTES) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(message);
+    bytes += size;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
 /** Options of {@link createKafkaTransport}: the Python client's `type: kafka` keys. */
 export interface KafkaTransportOptions {
   /** The topic events are written to. */
@@ -256,7 +283,7 @@ export function createKafkaTransport(options: KafkaTransportOptions): Transport 
       return { status: 'failure', error: toError(error) };
     }
     try {
-      await client.send({ messages, acks: -1 });
+      for (const chunk of requestChunks(messages)) await client.send({ messages: chunk, acks: -1 });
       return SUCCESS;
     } catch (error) {
       return { status: 'retryable', error: toError(error) };

@@ -8,6 +8,7 @@ import { runAnalysisQueries } from './analysis-bench.js';
 import { runBatchIngest } from './batch-ingest.js';
 import { formatGrowthTable, parseGrowthOptions, runGrowth } from './growth-bench.js';
 import { formatReplicaTable, parseReplicaOptions, runReplicas } from './replica-bench.js';
+import { formatStreamsTable, parseStreamsOptions, runStreams } from './streams-bench.js';
 import {
   runAsyncThroughput,
   runBackendDown,
@@ -65,6 +66,11 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'replicas') {
     const points = await runReplicas(parseReplicaOptions(argv.slice(1), process.env));
     process.stdout.write(`${formatReplicaTable(points)}\n\n${JSON.stringify({ replicas: points })}\n`);
+    return 0;
+  }
+  if (argv[0] === 'streams') {
+    const streams = await runStreams(parseStreamsOptions(argv.slice(1), process.env));
+    process.stdout.write(`${formatStreamsTable(streams)}\n\n${JSON.stringify({ streams })}\n`);
     return 0;
   }
   if (argv[0] === 'profile') {

@@ -75,6 +75,20 @@ export interface BenchOptions {
 /** The PostgreSQL the harness uses when DATABASE_URL is unset. */
 export const DEFAULT_DATABASE_URL = 'postgres://headwater:headwater@127.0.0.1:5432/headwater';
 
+/**
+ * A reader of a sub-benchmark's `--flag n` options (whole numbers above 0) from `argv`, each with its fallback.
+ * @throws Error naming the flag when its value is not such a number.
+ */
+export function wholeNumberFlags(argv: readonly string[]): (flag: string, fallback: number) => number {
+  return (flag, fallback) => {
+    const index = argv.indexOf(flag);
+    if (index < 0) return fallback;
+    const parsed = Number(argv[index + 1]);
+    if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`${flag}: a whole number above 0`);
+    return parsed;
+  };
+}
+
 /** `npm run bench -- --help`. */
 export const usage = `npm run bench -- [options]
 

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { postBatch } from './batch-ingest.js';
 import { createHttpClient, type HttpClient } from './http-client.js';
 import { ErrorTally, runWorkers } from './load.js';
-import { DEFAULT_DATABASE_URL } from './options.js';
+import { DEFAULT_DATABASE_URL, wholeNumberFlags } from './options.js';
 import { createRunEventStream, type RunEventStream } from './run-events.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 import { percentiles, type Percentiles } from './stats.js';
@@ -40,13 +40,7 @@ const progress = (message: string) => process.stderr.write(`bench replicas: ${me
 
 /** Parses `replicas [--seconds n] [--batch-size n] [--senders n]`. */
 export function parseReplicaOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ReplicaOptions {
-  const number = (flag: string, fallback: number) => {
-    const index = argv.indexOf(flag);
-    if (index < 0) return fallback;
-    const parsed = Number(argv[index + 1]);
-    if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`${flag}: a whole number above 0`);
-    return parsed;
-  };
+  const number = wholeNumberFlags(argv);
   return {
     databaseUrl: env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
     seconds: number('--seconds', 20),

@@ -12,6 +12,8 @@ export interface ServerProcessOptions {
   readonly cpuProfileDir?: string | undefined;
   /** How long the server may take to start listening. @default 120000 */
   readonly startTimeoutMs?: number;
+  /** The command run: the server, or the OpenLineage proxy (which takes `serveArgs` as its flags). @default 'serve' */
+  readonly command?: 'serve' | 'proxy';
 }
 
 /** A Headwater server running in a child process. */
@@ -31,10 +33,10 @@ export interface ServerProcess {
 }
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
-const LISTENING = /headwater listening on (\S+)/;
+const LISTENING = /headwater (?:proxy )?listening on (\S+)/;
 
 /**
- * Starts `headwater serve --port 0` in a child process and resolves once it prints the URL it listens on. The
+ * Starts `headwater serve --port 0` (or `headwater proxy`) in a child process and resolves once it prints the URL it listens on. The
  * server gets its own process, and so its own event loop and core: a load generator in the same process would
  * time its own work along with the server's.
  */
@@ -52,7 +54,16 @@ export function startServerProcess(options: ServerProcessOptions): Promise<Serve
   }
   const child = spawn(
     process.execPath,
-    [...nodeArgs, CLI, 'serve', '--port', '0', '--log-level', 'warn', ...options.serveArgs],
+    [
+      ...nodeArgs,
+      CLI,
+      options.command ?? 'serve',
+      '--port',
+      '0',
+      '--log-level',
+      'warn',
+      ...options.serveArgs,
+    ],
     { env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let exited: ServerProcess['exited'];

@@ -30,7 +30,13 @@ export async function serveCommand(args: string[]): Promise<number> {
   });
   const config = resolveConfig(values);
   const server = await createServer(config);
-  await server.listen();
+  try {
+    await server.listen();
+  } catch (error) {
+    // Kafka refused the credentials, say: leave with that one message rather than serve half-configured.
+    await server.close().catch(() => undefined);
+    throw error;
+  }
   const store = config.databaseUrl
     ? `PostgreSQL, ${server.replication.role === 'writer' ? 'the writer' : 'following the writer'}`
     : `embedded store (${server.storeEngine}) in ${config.dataDir}`;

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HeadwaterError } from '../errors.js';
+import type { CheckedEvent, EventOutcome, IncomingEvent, IngestFrontDoor } from '../ingest/front-door.js';
 import type { Replication } from './replication.js';
 
 /** Request headers not passed on: those of the connection, not the request, and those the follower answers for. */
@@ -104,4 +105,129 @@ function noWriter(reason: string, cause?: unknown): HeadwaterError {
     `This server follows another that writes, and ${reason}; retry shortly.`,
     { retryAfterSeconds: 1, cause },
   );
+}
+
+/** Most bytes of event text a follower forwards in one batch request (the writer's body limit is 10 MiB by default). */
+const MAX_FORWARD_BYTES = 4 * 1024 * 1024;
+
+/** What the batch endpoint answers (src/api/ingest-routes.ts). */
+interface BatchAnswer {
+  readonly summary: object;
+  readonly failed_events?: readonly { index: number; reason: string; retriable: boolean }[];
+}
+
+/**
+ * The batch endpoint's verdict on each event, when `text` is one: a 200, or a 503 listing the retriable events.
+ * Anything else (an error body) says nothing of single events, and reading it as "none failed" would lose them.
+ */
+function batchAnswer(status: number, text: string): BatchAnswer | undefined {
+  if (status !== 200 && status !== 503) return undefined;
+  try {
+    const parsed = JSON.parse(text) as Partial<BatchAnswer> | null;
+    return typeof parsed?.summary === 'object' && parsed.summary !== null
+      ? (parsed as BatchAnswer)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The front door of a source that is not HTTP (Kafka ingest) on a server that may be a replica: on the writer its
+ * own front door; on a follower the writer's batch endpoint, so that every replica can consume (each a member of the
+ * consumer group) while one writes. An event counts as stored only once the writer acknowledged it; without a
+ * reachable writer, or when the writer refuses the request as a whole, every event is 'unavailable' and is sent
+ * again (a consumer pauses meanwhile). The writer's verdict on each event (invalid, retriable) is passed on as is.
+ */
+export function replicaFrontDoor(
+  replication: Replication,
+  local: Pick<IngestFrontDoor, 'submit'>,
+  log: { warn(object: object, message: string): void },
+): Pick<IngestFrontDoor, 'submit'> {
+  return {
+    submit(incoming) {
+      return replication.role === 'follower'
+        ? submitToWriter(replication, incoming, log)
+        : local.submit(incoming);
+    },
+  };
+}
+
+async function submitToWriter(
+  replication: Replication,
+  incoming: readonly (IncomingEvent | CheckedEvent)[],
+  log: { warn(object: object, message: string): void },
+): Promise<EventOutcome[]> {
+  const outcomes: EventOutcome[] = [];
+  const chunks: { index: number; text: string }[][] = [[]];
+  let bytes = 0;
+  incoming.forEach((item, index) => {
+    if ('ok' in item && !item.ok) {
+      outcomes[index] = item.outcome;
+      return;
+    }
+    const text = 'ok' in item ? item.event.body : (item.text ?? JSON.stringify(item.value));
+    if (bytes + text.length > MAX_FORWARD_BYTES && chunks.at(-1)!.length > 0) {
+      chunks.push([]);
+      bytes = 0;
+    }
+    chunks.at(-1)!.push({ index, text });
+    bytes += text.length;
+  });
+  for (const chunk of chunks) {
+    if (chunk.length === 0) continue;
+    const away = (reason: string): EventOutcome => ({
+      status: 'unavailable',
+      reason: `This server follows another that writes, and ${reason}; sent again shortly.`,
+      retryAfterSeconds: 1,
+    });
+    const writer = replication.writerUrl;
+    /** The writer's answer, or why there is none (every event of the chunk then waits). */
+    let verdict: { answer: BatchAnswer } | { away: EventOutcome };
+    if (writer === undefined) {
+      replication.nudge();
+      verdict = { away: away('no server holds the writer lock right now') };
+    } else {
+      try {
+        const response = await fetch(new URL('/api/v1/lineage/batch', writer), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: `[${chunk.map(({ text }) => text).join(',')}]`,
+          signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+        });
+        const text = await response.text();
+        const answer = batchAnswer(response.status, text);
+        if (answer !== undefined) verdict = { answer };
+        else {
+          // 401/403 (the writer wants credentials), 413, a 503 of a writer shutting down: the request, not an
+          // event, was refused.
+          log.warn(
+            { writer, status: response.status, body: text.slice(0, 300) },
+            'the writer refused events forwarded from Kafka',
+          );
+          verdict = {
+            away: away(`the writer at ${writer} answered HTTP ${response.status} to forwarded events`),
+          };
+        }
+      } catch (error) {
+        replication.nudge();
+        verdict = { away: away(`the writer at ${writer} did not answer (${(error as Error).message})`) };
+      }
+    }
+    if ('away' in verdict) {
+      for (const { index } of chunk) outcomes[index] = verdict.away;
+      continue;
+    }
+    const failed = new Map((verdict.answer.failed_events ?? []).map((event) => [event.index, event]));
+    chunk.forEach(({ index }, position) => {
+      const refused = failed.get(position);
+      outcomes[index] =
+        refused === undefined
+          ? { status: 'stored' }
+          : refused.retriable
+            ? { status: 'unavailable', reason: refused.reason, retryAfterSeconds: 1 }
+            : { status: 'invalid', reason: refused.reason, issues: [refused.reason] };
+    });
+  }
+  return outcomes;
 }

@@ -1,4 +1,6 @@
 import {
+  Admin,
+  AuthenticationError,
   Consumer,
   Producer,
   stringSerializers,
@@ -6,6 +8,7 @@ import {
   type MessagesStream,
 } from '@platformatic/kafka';
 import type { KafkaConnectionOptions } from '@headwater/openlineage';
+import { HeadwaterError } from '../errors.js';
 import type { EventOutcome, IncomingEvent, IngestFrontDoor } from '../ingest/front-door.js';
 
 /** Where the consumer reports what it does (a pino logger fits). */
@@ -26,6 +29,8 @@ export interface KafkaIngestOptions {
   readonly log: StreamLogger;
   /** Most messages submitted at once. @default 1000 */
   readonly maxBatchMessages?: number;
+  /** Batches submitted before the first of them is committed. @default 2 */
+  readonly maxBatchesInFlight?: number;
   /** First wait before a batch the store could not take is tried again; doubles up to 10 s. @default 250 */
   readonly retryDelayMs?: number;
   /** Where a group with no committed offset starts. @default 'earliest' */
@@ -50,9 +55,22 @@ export interface KafkaIngestStats {
   commitsRefused: number;
 }
 
+/** How far the group is behind in one partition. */
+export interface PartitionLag {
+  readonly topic: string;
+  readonly partition: number;
+  /** Messages after the group's committed offset (all of them when nothing is committed yet). */
+  readonly lag: number;
+}
+
 /** A Kafka consumer feeding the ingest front door. */
 export interface KafkaIngest {
   readonly stats: Readonly<KafkaIngestStats>;
+  /**
+   * The lag of each partition assigned to this member now (none before it joins the group), asked of the
+   * brokers; undefined when they do not answer within `timeoutMs`.
+   */
+  lag(timeoutMs?: number): Promise<PartitionLag[] | undefined>;
   /** Joins the group and starts consuming. */
   start(): Promise<void>;
   /**
@@ -111,6 +129,78 @@ export const sleep = (ms: number, signal: AbortSignal) =>
     );
   });
 
+/** The errors beneath `error` (its cause chain and, for an aggregate, each error it holds), itself first. */
+function errorChain(error: unknown): unknown[] {
+  const seen: unknown[] = [];
+  const visit = (item: unknown) => {
+    if (item === undefined || item === null || seen.includes(item) || seen.length > 20) return;
+    seen.push(item);
+    if (item instanceof AggregateError) for (const inner of item.errors) visit(inner);
+    if (item instanceof Error) visit(item.cause);
+  };
+  visit(error);
+  return seen;
+}
+
+/** Node's codes of a TLS peer certificate that could not be verified (openssl's names). */
+const CERTIFICATE_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS_|ERR_SSL_/;
+
+/**
+ * What is wrong with the configuration when `error` says the brokers refused the client: its SASL credentials, or
+ * the TLS trust. Undefined for any other failure (a broker not up yet), which the consumer's retries outlast.
+ */
+export function kafkaConnectionProblem(
+  error: unknown,
+  connection: KafkaConnectionOptions,
+): string | undefined {
+  const where = connection.bootstrapBrokers.join(', ');
+  for (const item of errorChain(error)) {
+    if (!(item instanceof Error)) continue;
+    if (item instanceof AuthenticationError && connection.sasl !== undefined) {
+      return (
+        `Kafka at ${where} refused the SASL ${connection.sasl.mechanism} credentials of user ` +
+        `"${connection.sasl.username}" (${item.message}): check the user name and password ` +
+        '(serve: --kafka-sasl-username, --kafka-sasl-password; config: sasl.username, sasl.password) and the ' +
+        'mechanism the broker enables (--kafka-sasl-mechanism, sasl.mechanism)'
+      );
+    }
+    if (item instanceof AuthenticationError) {
+      return `Kafka at ${where} wants authentication (${item.message}): pass SASL credentials (--kafka-sasl-username, --kafka-sasl-password)`;
+    }
+    const code = (item as { code?: unknown }).code;
+    if (typeof code === 'string' && CERTIFICATE_CODE.test(code)) {
+      return (
+        `TLS to Kafka at ${where} failed: the broker's certificate was not accepted (${code}: ${item.message}): ` +
+        "pass the CA that signed it (serve: --kafka-ssl-ca; config: ssl.ca.location), and check that the broker's " +
+        'certificate names the host in --kafka-brokers'
+      );
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Asks the brokers for the topics' metadata with the consumer's connection, a few times: a refusal of the
+ * credentials or of the TLS trust becomes one clear INVALID_CONFIG error, instead of a consumer retrying for
+ * ever and saying nothing. Other failures (brokers still starting) are left to the consumer's own retries.
+ */
+async function checkConnection(connection: KafkaConnectionOptions, topics: readonly string[]): Promise<void> {
+  const admin = new Admin({
+    ...connection,
+    clientId: `${connection.clientId}-check`,
+    retries: 2,
+    retryDelay: 500,
+  });
+  try {
+    await admin.metadata({ topics: [...topics] });
+  } catch (error) {
+    const problem = kafkaConnectionProblem(error, connection);
+    if (problem !== undefined) throw new HeadwaterError('INVALID_CONFIG', `${problem}.`, { cause: error });
+  } finally {
+    await admin.close().catch(() => undefined);
+  }
+}
+
 /**
  * Consumes OpenLineage events from Kafka into the store, at least once: a batch's offsets are committed only after
  * its events are committed in the store (or, for an invalid one, written to the dead-letter topic), in order, so a
@@ -121,6 +211,7 @@ export const sleep = (ms: number, signal: AbortSignal) =>
  */
 export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
   const maxBatch = options.maxBatchMessages ?? 1000;
+  const maxInFlight = options.maxBatchesInFlight ?? 2;
   const firstDelayMs = options.retryDelayMs ?? 250;
   const { log, frontDoor } = options;
   const stats: KafkaIngestStats = {
@@ -154,8 +245,8 @@ export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
   let wake: (() => void) | undefined;
   const stopping = new AbortController();
   let loop: Promise<void> | undefined;
-  /** A batch is being settled or committed. */
-  let busy = false;
+  /** Batches being settled or committed. */
+  let inFlight = 0;
   /** The highest offset committed per partition by this member: a commit never moves it back. */
   const committed = new Map<string, bigint>();
 
@@ -267,9 +358,20 @@ export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
     }
   }
 
+  const resumeWhenDue = () => {
+    if (pending.length < maxBatch && !stats.paused && !stopping.signal.aborted && stream?.isPaused())
+      stream.resume();
+  };
+
+  /**
+   * Takes batches off `pending` and settles up to `maxInFlight` at once, so that one batch is checked while the
+   * store writes another (the HTTP batch endpoint gets that overlap from concurrent senders). Offsets are still
+   * committed in order: a batch's only once it and every batch before it are settled and committed.
+   */
   async function run(): Promise<void> {
+    let previous: Promise<boolean> = Promise.resolve(true);
     while (!stopping.signal.aborted) {
-      if (pending.length === 0) {
+      if (pending.length === 0 || inFlight >= maxInFlight) {
         await new Promise<void>((resolve) => {
           wake = resolve;
           stopping.signal.addEventListener('abort', () => resolve(), { once: true });
@@ -280,20 +382,68 @@ export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
       // Let messages of the same fetch join the batch.
       await new Promise<void>((resolve) => setImmediate(resolve));
       const batch = pending.splice(0, maxBatch);
-      busy = true;
-      try {
-        if (!(await settle(batch))) return;
-        await commit(batch);
-      } finally {
-        busy = false;
-      }
-      if (pending.length < maxBatch && !stopping.signal.aborted && stream?.isPaused()) stream.resume();
+      inFlight++;
+      const settled = settle(batch);
+      const before = previous;
+      previous = (async () => {
+        try {
+          const ok = (await settled) && (await before);
+          if (ok) await commit(batch);
+          return ok;
+        } catch (error) {
+          log.error({ err: error }, 'Kafka ingest stopped on an error');
+          stopping.abort();
+          return false;
+        } finally {
+          inFlight--;
+          resumeWhenDue();
+          wake?.();
+        }
+      })();
+      resumeWhenDue();
     }
+    await previous;
+  }
+
+  async function lag(): Promise<PartitionLag[]> {
+    const assigned = (consumer.assignments ?? []).filter(({ partitions }) => partitions.length > 0);
+    if (assigned.length === 0) return [];
+    const [ends, commits] = await Promise.all([
+      consumer.listOffsets({ topics: assigned.map(({ topic }) => topic) }),
+      consumer.listCommittedOffsets({
+        topics: assigned.map(({ topic, partitions }) => ({ topic, partitions })),
+      }),
+    ]);
+    return assigned.flatMap(({ topic, partitions }) =>
+      partitions.map((partition) => {
+        const end = ends.get(topic)?.[partition] ?? 0n;
+        // -1 is "nothing committed": the group starts from the earliest offset, so everything is behind.
+        const committedOffset = commits.get(topic)?.[partition] ?? -1n;
+        const behind = end - (committedOffset < 0n ? 0n : committedOffset);
+        return { topic, partition, lag: Number(behind < 0n ? 0n : behind) };
+      }),
+    );
   }
 
   return {
     stats,
+    async lag(timeoutMs = 2_000) {
+      // The consumer retries for as long as the brokers are away; a scrape must not wait that long.
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<undefined>(
+        (resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)),
+      );
+      try {
+        return await Promise.race([lag(), timeout]);
+      } catch (error) {
+        log.warn({ err: error }, 'Kafka consumer lag unknown: the brokers did not answer');
+        return undefined;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
     async start() {
+      await checkConnection(options.connection, options.topics);
       stream = await consumer.consume({
         topics: [...options.topics],
         autocommit: false,
@@ -312,7 +462,7 @@ export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
       const deadline = setTimeout(() => stopping.abort(), timeoutMs);
       wake?.();
       const idle = async () => {
-        while ((busy || pending.length > 0) && !stopping.signal.aborted)
+        while ((inFlight > 0 || pending.length > 0) && !stopping.signal.aborted)
           await new Promise((resolve) => setTimeout(resolve, 10));
       };
       await idle();

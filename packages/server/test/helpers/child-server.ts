@@ -11,6 +11,8 @@ export interface ChildServer {
   readonly process: ChildProcess;
   /** Resolves when the process has exited. */
   readonly exited: Promise<number | null>;
+  /** Everything it has written to stdout and stderr so far, for failure messages. */
+  output(): string;
 }
 
 /**
@@ -20,17 +22,9 @@ export interface ChildServer {
 export async function spawnServer(
   args: readonly string[],
   command: 'serve' | 'proxy' = 'serve',
+  extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<ChildServer> {
-  if (!existsSync(cli))
-    throw new Error(`${cli} is missing: run \`npx tsc -b\` (npm test does it) before this test.`);
-  // The store is the one `args` name: without --database-url it is the embedded store in --data-dir, even where
-  // DATABASE_URL is set (CI sets it for the suite), or tests meant for separate stores would share one database.
-  const env = { ...process.env };
-  delete env.DATABASE_URL;
-  const child = spawn(process.execPath, [cli, command, '--port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
-  });
+  const child = spawnCli(command, args, extraEnv);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -50,5 +44,39 @@ export async function spawnServer(
       reject(new Error(`server exited with ${code} before listening:\n${output}`));
     });
   });
-  return { url, process: child, exited };
+  return { url, process: child, exited, output: () => output };
+}
+
+function spawnCli(command: 'serve' | 'proxy', args: readonly string[], extraEnv: NodeJS.ProcessEnv) {
+  if (!existsSync(cli))
+    throw new Error(`${cli} is missing: run \`npx tsc -b\` (npm test does it) before this test.`);
+  // The store is the one `args` name: without --database-url it is the embedded store in --data-dir, even where
+  // DATABASE_URL is set (CI sets it for the suite), or tests meant for separate stores would share one database.
+  const env = { ...process.env };
+  delete env.DATABASE_URL;
+  return spawn(process.execPath, [cli, command, '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...env, ...extraEnv },
+  });
+}
+
+/**
+ * Runs `headwater serve` (or proxy) with `args` until it exits by itself, and returns its exit code and everything
+ * it wrote; one still running after `timeoutMs` is SIGKILLed (its code is then null).
+ */
+export async function runToExit(
+  args: readonly string[],
+  timeoutMs: number,
+  command: 'serve' | 'proxy' = 'serve',
+): Promise<{ code: number | null; output: string }> {
+  const child = spawnCli(command, args, {});
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((resolve) =>
+    child.once('exit', (exitCode) => resolve(exitCode)),
+  );
+  clearTimeout(timer);
+  return { code, output };
 }

@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../../src/bench/free-port.js';
+
+export { freePort };
 
 const run = promisify(execFile);
 
@@ -42,18 +44,6 @@ export function privatePostgresUnavailable(): string | undefined {
     return 'no PostgreSQL binaries under /usr/lib/postgresql (apt-get install postgresql)';
   if (process.getuid?.() !== 0) return 'not root: a private PostgreSQL is run as the postgres user';
   return undefined;
-}
-
-/** A free TCP port on loopback. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Initialises and starts a PostgreSQL cluster in a temporary folder, on a free loopback port. */
