@@ -83,7 +83,7 @@ for (const backend of backends()) {
       });
       expect(response.status).toBeLessThan(300);
     };
-    const byJob = (rows: readonly Record<string, unknown>[]) =>
+    const byJob = (rows: readonly { job_id?: unknown; key?: unknown; first?: unknown }[]) =>
       rows
         .map((row) => ({ job: Number(row.job_id), key: row.key, first: Number(row.first) }))
         .sort((a, b) => a.job - b.job);
@@ -132,7 +132,7 @@ for (const backend of backends()) {
         jobs.map(({ id }) => [id, graph.datasetsOf(id, 0).sort(), graph.datasetsOf(id, 1).sort()]);
       expect(edges(loaded)).toEqual(edges(server.server.graph));
       // Some edges were retired by a cutoff, so the comparison says something.
-      const [{ named }] = await db.query<{ named: number }>(
+      const [{ named } = { named: 0 }] = await db.query<{ named: number }>(
         'SELECT count(*)::int AS named FROM lineage_edges',
       );
       const current = edges(loaded).reduce(

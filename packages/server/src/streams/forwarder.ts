@@ -21,8 +21,14 @@ export interface ForwardConfig {
   readonly baseDir: string;
   /** Where each sink's spool lives (`<dir>/<sink>`). */
   readonly spoolDir: string;
-  /** Most bytes waiting for one sink; past it, new events for that sink are dropped (and counted). */
+  /** Most bytes waiting for one sink. */
   readonly maxSpoolBytesPerSink: number;
+  /**
+   * What a full spool does with new events for its sink: `refuse` them all (nothing is acknowledged: the proxy
+   * answers 503 with Retry-After and producers send again) or `drop` that sink's copy (counted), so that the
+   * other sinks go on taking events. @default 'refuse'
+   */
+  readonly whenSpoolFull: 'refuse' | 'drop';
   /** Sink name to its transport configuration (the OpenLineage Python client's shape, plus `type: archive`). */
   readonly sinks: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly routes: readonly Route[];
@@ -62,7 +68,7 @@ function eventMatch(value: unknown, where: string): EventMatch | undefined {
  * Reads a sinks-and-routes file (YAML or JSON):
  *
  * ```yaml
- * spool: { dir: ./spool, maxBytesPerSink: 104857600 }
+ * spool: { dir: ./spool, maxBytesPerSink: 104857600, whenFull: refuse }
  * sinks:
  *   kafka: { type: kafka, topic: openlineage, config: { bootstrap.servers: "kafka:9092" } }
  *   marquez: { type: http, url: "http://marquez:5000", auth: { type: api_key, apiKey: "..." } }
@@ -92,12 +98,14 @@ export function loadForwardConfig(file: string): ForwardConfig {
   }
   if (!isObject(tree)) return bad(file, 'must be a mapping with sinks (and routes)');
   const spool = tree.spool ?? {};
-  if (!isObject(spool)) return bad(`${file}: spool`, 'must be a mapping of dir, maxBytesPerSink');
+  if (!isObject(spool)) return bad(`${file}: spool`, 'must be a mapping of dir, maxBytesPerSink, whenFull');
   const dir = spool.dir ?? '.headwater-spool';
   if (typeof dir !== 'string') bad(`${file}: spool.dir`, 'must be a folder path');
   const maxBytes = spool.maxBytesPerSink ?? 100 * 1024 * 1024;
   if (typeof maxBytes !== 'number' || !Number.isInteger(maxBytes) || maxBytes < 1024)
     bad(`${file}: spool.maxBytesPerSink`, 'must be a whole number of bytes, at least 1024');
+  const whenFull = spool.whenFull ?? 'refuse';
+  if (whenFull !== 'refuse' && whenFull !== 'drop') bad(`${file}: spool.whenFull`, 'must be refuse or drop');
   const sinks = tree.sinks;
   if (!isObject(sinks) || Object.keys(sinks).length === 0)
     return bad(
@@ -157,6 +165,7 @@ export function loadForwardConfig(file: string): ForwardConfig {
     baseDir: path.dirname(path.resolve(file)),
     spoolDir: path.resolve(path.dirname(file), dir as string),
     maxSpoolBytesPerSink: maxBytes as number,
+    whenSpoolFull: whenFull as 'refuse' | 'drop',
     sinks: sinks as Record<string, Record<string, unknown>>,
     routes,
     source: source as Record<string, unknown> | undefined,
@@ -169,6 +178,11 @@ export interface ForwardedEvent {
   readonly text: string;
 }
 
+/** A sink's spool has no room for the events (see {@link ForwardConfig.whenSpoolFull}). */
+export class SpoolFullError extends Error {
+  override readonly name = 'SpoolFullError';
+}
+
 /** Routes events to sinks through a durable spool per sink, and delivers each sink on its own. */
 export interface Forwarder {
   /** The Prometheus registry holding the forwarder's series (`options.registry`, else its own). */
@@ -178,8 +192,9 @@ export interface Forwarder {
   depth(sink: string): number;
   /**
    * Routes `events` and appends them to the spools of their sinks; resolves once they are on disk (fsync).
-   * Rejects (nothing acknowledged) when a spool cannot be written. A sink whose spool is full drops what would
-   * overflow it, counted, without holding up the others.
+   * Rejects (nothing acknowledged) when a spool cannot be written, or when one is full and `whenSpoolFull` is
+   * `refuse` ({@link SpoolFullError}); with `drop`, a full spool's sink loses its copy, counted, and the others
+   * go on.
    */
   accept(events: readonly ForwardedEvent[]): Promise<void>;
   /** Starts delivering. */
@@ -376,16 +391,31 @@ export function createForwarder(config: ForwardConfig, options: ForwarderOptions
       const bySink = new Map<string, string[]>(names.map((name) => [name, []]));
       for (const event of events)
         for (const [sink, text] of route(event.value, event.text)) bySink.get(sink)!.push(text);
+      const refuse = config.whenSpoolFull === 'refuse';
+      const full = (sink: string) =>
+        new SpoolFullError(
+          `the spool of sink ${sink} is full (${spools.get(sink)!.bytes} bytes wait for it; spool.maxBytesPerSink ` +
+            `is ${config.maxSpoolBytesPerSink})`,
+        );
+      if (refuse) {
+        // Refused whole before anything is appended, so a retry does not repeat it for the sinks that had room.
+        for (const [sink, texts] of bySink) if (!spools.get(sink)!.fits(texts)) throw full(sink);
+      }
+      const refused: string[] = [];
       await Promise.all(
         [...bySink].map(async ([sink, texts]) => {
           if (texts.length === 0) return;
           if (await spools.get(sink)!.append(texts)) routed.inc({ sink }, texts.length);
+          else if (refuse) refused.push(sink);
           else {
             dropped.inc({ sink }, texts.length);
             log.error({ sink, events: texts.length }, 'sink spool is full; events for this sink dropped');
           }
         }),
       );
+      // Another accept took the room meanwhile: this one is refused (the sinks that took it deliver it twice,
+      // as at-least-once allows).
+      if (refused.length > 0) throw full(refused[0]!);
     },
     start() {
       for (const [sink, transport] of transports) {

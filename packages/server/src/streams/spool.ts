@@ -26,6 +26,8 @@ export interface Spool {
    * Appends that arrive together share one fsync.
    */
   append(texts: readonly string[]): Promise<boolean>;
+  /** Whether `texts` would fit now (an append made at once would not be refused). */
+  fits(texts: readonly string[]): boolean;
   /** Up to `count` of the oldest waiting events, without removing them. */
   peek(count: number): readonly string[];
   /** Removes the `count` oldest waiting events (delivered), and persists the cursor. */
@@ -43,6 +45,9 @@ interface Segment {
 }
 
 const pad = (seq: number) => String(seq).padStart(16, '0');
+/** Bytes `texts` take in a segment: each and its newline. */
+const sizeOf = (texts: readonly string[]) =>
+  texts.reduce((sum, text) => sum + Buffer.byteLength(text) + 1, 0);
 
 /**
  * Opens (or creates) a spool in `dir`: segments `<seq>.ndjson` of one event per line, and `cursor`, the sequence
@@ -171,9 +176,12 @@ export function openSpool(options: SpoolOptions): Spool {
     get oldestAt() {
       return head < appendedAt.length ? appendedAt[head] : undefined;
     },
+    fits(texts) {
+      return bytes + reserved + sizeOf(texts) <= maxBytes;
+    },
     append(texts) {
       if (texts.length === 0) return Promise.resolve(true);
-      const size = texts.reduce((sum, text) => sum + Buffer.byteLength(text) + 1, 0);
+      const size = sizeOf(texts);
       if (bytes + reserved + size > maxBytes) return Promise.resolve(false);
       reserved += size;
       return new Promise<boolean>((resolve, reject) => {
