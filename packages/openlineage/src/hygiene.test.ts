@@ -169,6 +169,25 @@ describe('createFacetHygiene', () => {
     expect(report.rules).toEqual({ sql: 1 });
   });
 
+  it('masks e-mail addresses in every facet string, leaving quotes and non-addresses', () => {
+    const hygiene = createFacetHygiene({
+      rules: parseHygieneRules([{ name: 'emails', type: 'mask', builtin: 'email' }], 'rules'),
+    });
+    const custom = {
+      _producer: 'https://p',
+      _schemaURL: 'https://s',
+      owner: "mailto:ana.b+x@sub.corp.example, 'bob_1@x.io'",
+      nested: [{ note: "user@host is not an address; see /Users/o'neil@corp.example/nb" }],
+    };
+    const { event, report } = hygiene(base({ run: { runId: 'x', facets: { custom } } }));
+    expect((event as RunEvent).run.facets!.custom).toEqual({
+      ...custom,
+      owner: "mailto:***, '***'",
+      nested: [{ note: 'user@host is not an address; see /Users/***/nb' }],
+    });
+    expect(report.rules).toEqual({ emails: 2 });
+  });
+
   it('truncates an oversized facet by its longest strings, else keeps only its base fields', () => {
     const hygiene = createFacetHygiene({ maxFacetBytes: 2000, oversizedFacets: 'truncate' });
     const wide = { _producer: 'https://p', _schemaURL: 'https://s', short: 'kept', long: 'é'.repeat(5000) };

@@ -131,9 +131,13 @@ const DEFAULT_SENSITIVE =
   /pass(word|wd)?$|secret|token|api[-_]?key|credential|private[-_]?key|authorization/i;
 // `scheme://user:password@host`: keep the user, hide the password.
 const URL_CREDENTIALS = /([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*):([^@/\s]+)@/gi;
-/** E-mail addresses (the common forms; not every address RFC 5322 allows). */
+/**
+ * E-mail addresses (the common forms; not every address RFC 5322 allows). The first character is a letter, digit
+ * or `_`, so a quote before an address (`'ana@corp.example'` in SQL) stays outside the match, and `/` is left out
+ * so that a path such as `/Users/ana@corp.example/notebook` loses only the address.
+ */
 const EMAIL =
-  /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+/g;
+  /[A-Za-z0-9_][A-Za-z0-9.!#$%&'*+=?^_`{|}~-]*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+/g;
 /**
  * SQL string literals ('...', with '' or \' inside) and numbers that stand alone (not part of a
  * name such as `t1` or `sales_2024`).
