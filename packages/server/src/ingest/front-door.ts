@@ -1,5 +1,5 @@
 import { HeadwaterError } from '../errors.js';
-import { hygieneChanged } from '@headwater/openlineage';
+import { hygieneChanged, type OpenLineageEvent } from '@headwater/openlineage';
 import { checkEventLimits } from './limits.js';
 import { normalizeEvent, type NormalizedEvent } from './normalize.js';
 import { DEFAULT_INGEST_POLICY, type IngestPolicy } from './redaction.js';
@@ -55,7 +55,10 @@ export class EventChecker {
     this.#policy = policy;
   }
 
-  /** Checks one decoded event: its limits first (so nothing later meets a hostile shape), then the schema. */
+  /**
+   * Checks one decoded event: its limits first (so nothing later meets a hostile shape), then the schema, then
+   * applies the configured redaction.
+   */
   check(incoming: IncomingEvent): CheckedEvent {
     const { value } = incoming;
     let { text } = incoming;
@@ -68,7 +71,7 @@ export class EventChecker {
     // Redaction comes before normalisation, which hashes the text: what is stored, deduplicated and served is
     // the redacted event, and the text as sent is dropped when anything changed.
     if (this.#policy.hygiene !== undefined) {
-      const cleaned = this.#policy.hygiene(event as never);
+      const cleaned = this.#policy.hygiene(event as unknown as OpenLineageEvent);
       if (hygieneChanged(cleaned.report)) {
         event = cleaned.event;
         text = undefined;
