@@ -220,6 +220,36 @@ describe('client.emit', () => {
     expect(client.stats()).toMatchObject({ emitted: 4, filtered: 2, accepted: 2, facetsRemoved: 1 });
   });
 
+  it('applies the named rules of openlineage.yml (hygiene.rules), in the format of the server redaction config', async () => {
+    const memory = createInMemoryTransport();
+    const client = createClient({
+      transport: memory,
+      sources: noEnv(),
+      config: {
+        hygiene: {
+          rules: [
+            { name: 'emails', type: 'mask', builtin: 'email', replacement: '<email>' },
+            { name: 'sql-literals', type: 'maskSqlLiterals' },
+          ],
+        },
+      },
+    });
+    await client.emit(
+      runEvent({
+        eventType: 'START',
+        job: {
+          namespace: 'n',
+          name: 'load',
+          facets: { sql: sqlJobFacet({ query: "select * from users where mail = 'ana@corp.example'" }) },
+        },
+      }),
+    );
+    expect(memory.runEvents()[0]!.job.facets!.sql!.query).toBe('select * from users where mail = ?');
+    expect(() =>
+      createClient({ transport: memory, sources: noEnv(), config: { hygiene: { rules: [{ name: 'x' }] } } }),
+    ).toThrow(/hygiene\.rules\[0\]\.type: must be dropFacets/);
+  });
+
   it('treats emit after close as undelivered', async () => {
     const contexts: EmitErrorContext[] = [];
     const client = createClient({

@@ -3,7 +3,7 @@ import { OpenLineageConfigError, createTransportFromConfig, resolveConfig } from
 import { environmentVariablesRunFacet, tagsJobFacet, tagsRunFacet } from './generated/facet-builders.js';
 import type { OpenLineageEvent, RunEvent, TagsJobFacetFields } from './generated/model.js';
 import type { FacetHygiene, FacetHygieneOptions } from './hygiene.js';
-import { createFacetHygiene } from './hygiene.js';
+import { createFacetHygiene, parseHygieneRules } from './hygiene.js';
 import { DEFAULT_PRODUCER } from './producer.js';
 import type { SpoolOptions } from './spool.js';
 import { createSpoolWriter } from './spool.js';
@@ -414,9 +414,16 @@ function createHygiene(
         fromConfig.push(key);
     }
   }
+  // `hygiene: { rules: [...] }` in openlineage.yml: the named rules of a server's redaction config, same format.
+  const hygiene = config.hygiene;
+  const rules = parseHygieneRules(
+    typeof hygiene === 'object' && hygiene !== null ? (hygiene as ConfigTree).rules : undefined,
+    'hygiene.rules',
+  );
   return createFacetHygiene({
     ...options,
     disabledFacets: [...(options?.disabledFacets ?? []), ...fromConfig],
+    rules: [...(options?.rules ?? []), ...rules],
   });
 }
 

@@ -9,7 +9,8 @@ import {
   sqlJobFacet,
 } from './generated/facet-builders.js';
 import type { RunEvent } from './generated/model.js';
-import { createFacetHygiene } from './hygiene.js';
+import { OpenLineageConfigError } from './config.js';
+import { createFacetHygiene, parseHygieneRules, REDACTION_FACET } from './hygiene.js';
 
 const base = (facets: Partial<Pick<RunEvent, 'run' | 'job'>> = {}): RunEvent =>
   runEvent({
@@ -151,5 +152,100 @@ describe('createFacetHygiene', () => {
         expect((once as RunEvent).job.facets!.sql!.query.length).toBeLessThanOrEqual(50);
       }),
     );
+  });
+
+  it('masks SQL literals but not names that hold digits', () => {
+    const hygiene = createFacetHygiene({
+      rules: parseHygieneRules([{ name: 'sql', type: 'maskSqlLiterals' }], 'rules'),
+    });
+    const query =
+      "SELECT t1.a, sales_2024.b FROM t1 JOIN sales_2024 ON x = 'it''s' AND y = 'a\\'b' WHERE n > 3.5e2 LIMIT 10";
+    const { event, report } = hygiene(
+      base({ job: { namespace: 'n', name: 'j', facets: { sql: sqlJobFacet({ query }) } } }),
+    );
+    expect((event as RunEvent).job.facets!.sql!.query).toBe(
+      'SELECT t1.a, sales_2024.b FROM t1 JOIN sales_2024 ON x = ? AND y = ? WHERE n > ? LIMIT ?',
+    );
+    expect(report.rules).toEqual({ sql: 1 });
+  });
+
+  it('masks e-mail addresses in every facet string, leaving quotes and non-addresses', () => {
+    const hygiene = createFacetHygiene({
+      rules: parseHygieneRules([{ name: 'emails', type: 'mask', builtin: 'email' }], 'rules'),
+    });
+    const custom = {
+      _producer: 'https://p',
+      _schemaURL: 'https://s',
+      owner: "mailto:ana.b+x@sub.corp.example, 'bob_1@x.io'",
+      nested: [{ note: "user@host is not an address; see /Users/o'neil@corp.example/nb" }],
+    };
+    const { event, report } = hygiene(base({ run: { runId: 'x', facets: { custom } } }));
+    expect((event as RunEvent).run.facets!.custom).toEqual({
+      ...custom,
+      owner: "mailto:***, '***'",
+      nested: [{ note: 'user@host is not an address; see /Users/***/nb' }],
+    });
+    expect(report.rules).toEqual({ emails: 2 });
+  });
+
+  it('truncates an oversized facet by its longest strings, else keeps only its base fields', () => {
+    const hygiene = createFacetHygiene({ maxFacetBytes: 2000, oversizedFacets: 'truncate' });
+    const wide = { _producer: 'https://p', _schemaURL: 'https://s', short: 'kept', long: 'é'.repeat(5000) };
+    const many = {
+      _producer: 'https://p',
+      _schemaURL: 'https://s',
+      items: Array.from({ length: 1000 }, (_, i) => i),
+    };
+    const { event, report } = hygiene(base({ run: { runId: 'x', facets: { wide, many } } }));
+    const facets = (event as RunEvent).run.facets as Record<string, Record<string, unknown>>;
+    expect(Buffer.byteLength(JSON.stringify(facets.wide))).toBeLessThanOrEqual(2000);
+    expect(facets.wide!.short).toBe('kept');
+    expect(facets.wide!.long).toMatch(/^é+…\[truncated \d+ characters\]$/);
+    expect(facets.many).toEqual({
+      _producer: 'https://p',
+      _schemaURL: 'https://s',
+      headwater_truncated: { bytes: Buffer.byteLength(JSON.stringify(many)), limit: 2000 },
+    });
+    expect(report.truncatedFacets).toEqual(['run.wide', 'run.many']);
+    expect(report.rules).toEqual({ maxFacetBytes: 2 });
+  });
+
+  it('records what it did as a facet of the run, the dataset or the job', () => {
+    const hygiene = createFacetHygiene({ disabledFacets: ['sql'], recordFacet: { producer: 'https://me' } });
+    const { event } = hygiene(
+      base({ job: { namespace: 'n', name: 'j', facets: { sql: sqlJobFacet({ query: 'q' }) } } }),
+    );
+    expect((event as RunEvent).run.facets![REDACTION_FACET]).toMatchObject({
+      _producer: 'https://me',
+      rules: [{ name: 'disabledFacets', changes: 1 }],
+      removedFacets: ['job.sql'],
+    });
+    // Nothing changed, nothing recorded.
+    expect((hygiene(base()).event as RunEvent).run).toEqual(base().run);
+  });
+
+  it('refuses bad rules, naming the rule and the key', () => {
+    const bad = (rules: unknown) => () => parseHygieneRules(rules, 'redaction.yml: rules');
+    expect(bad([{ name: 'a', type: 'nope' }])).toThrow(/rules\[0\]\.type: must be dropFacets, mask/);
+    expect(bad([{ name: 'a', type: 'mask' }])).toThrow(
+      /needs one of builtin \(email, urlCredentials\) or pattern/,
+    );
+    expect(bad([{ name: 'a', type: 'mask', pattern: '(' }])).toThrow(
+      /pattern: is not a valid regular expression/,
+    );
+    expect(bad([{ name: 'a', type: 'dropFacets', facets: [] }])).toThrow(/facets: must be a non-empty list/);
+    expect(bad([{ name: 'a', type: 'dropFacets', facets: ['x'], pattern: 'y' }])).toThrow(
+      /\.pattern: is not a setting/,
+    );
+    expect(
+      bad([
+        { name: 'a', type: 'maskSqlLiterals' },
+        { name: 'a', type: 'maskSqlLiterals' },
+      ]),
+    ).toThrow(/\[1\]\.name: a is used by another rule/);
+    expect(bad({})).toThrow(OpenLineageConfigError);
+    expect(
+      parseHygieneRules([{ name: 'ids', type: 'mask', pattern: 'cust-[0-9]+', flags: 'i' }], 'r'),
+    ).toEqual([{ name: 'ids', type: 'mask', pattern: /cust-[0-9]+/gi }]);
   });
 });

@@ -85,8 +85,21 @@ export {
   deepMerge,
   resolveConfig,
 } from './config.js';
-export type { FacetHygiene, FacetHygieneOptions, HygieneReport, RedactionRule } from './hygiene.js';
-export { createFacetHygiene } from './hygiene.js';
+export type {
+  FacetHygiene,
+  FacetHygieneOptions,
+  HygieneReport,
+  HygieneRule,
+  RedactionRule,
+} from './hygiene.js';
+export {
+  BUILTIN_MASKS,
+  createFacetHygiene,
+  hygieneChanged,
+  parseHygieneRules,
+  REDACTION_FACET,
+  REDACTION_FACET_SCHEMA_URL,
+} from './hygiene.js';
 export type {
   ClientOptions,
   ClientStats,

@@ -2,6 +2,8 @@
  * Reading settings the way every command does: a flag, else its environment variable (an empty variable counts
  * as unset), with the value checked and any error naming the flag or variable it came from.
  */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import { HeadwaterError } from './errors.js';
 
 /** Flags as parsed from the command line (all strings or booleans, unvalidated). */
@@ -71,3 +73,18 @@ export const commaList = (text: string | undefined): string[] =>
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part.length > 0);
+
+/**
+ * The parsed content of a YAML (or JSON, which is YAML) config file.
+ * @param what What the file is, for the error, e.g. `the forwarding config`.
+ * @throws HeadwaterError INVALID_CONFIG naming the file when it cannot be read or parsed.
+ */
+export function readConfigFile(file: string, what: string): unknown {
+  try {
+    return parseYaml(readFileSync(file, 'utf8')) as unknown;
+  } catch (error) {
+    throw new HeadwaterError('INVALID_CONFIG', `cannot read ${what} ${file}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}

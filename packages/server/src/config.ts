@@ -5,6 +5,7 @@ import { HeadwaterError } from './errors.js';
 import { STRICT_LEVELS, type StrictLevel } from './ingest/validate.js';
 import { resolveKafkaConfig, type KafkaIngestConfig } from './streams/kafka-config.js';
 import { resolveSecurityConfig, type SecurityConfig } from './security/config.js';
+import { resolveRedactionConfig, type RedactionConfig } from './ingest/redaction.js';
 
 /** The server's configuration, validated once at start and frozen. */
 export interface ServerConfig {
@@ -48,6 +49,8 @@ export interface ServerConfig {
   readonly forwardConfig: string | undefined;
   /** Authentication, authorisation, request checks and rate limits (see src/security/config.ts). */
   readonly security: SecurityConfig;
+  /** Facet size limit and mode, SQL truncation and redaction rules at ingest (see src/ingest/redaction.ts). */
+  readonly redaction: RedactionConfig;
 }
 
 const LOG_LEVELS = new Set(['silent', 'error', 'warn', 'info', 'debug']);
@@ -116,6 +119,7 @@ export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proce
       pick('forward-config', 'HEADWATER_FORWARD_CONFIG').value,
     ),
     security: resolveSecurityConfig(flags, reader),
+    redaction: resolveRedactionConfig(reader),
   });
 }
 

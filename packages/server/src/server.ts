@@ -5,6 +5,7 @@ import type { ServerConfig } from './config.js';
 import { ColumnGraph } from './graph/column-graph.js';
 import { LineageGraph } from './graph/lineage-graph.js';
 import { IngestFrontDoor } from './ingest/front-door.js';
+import { ingestPolicy } from './ingest/redaction.js';
 import { IngestPipeline } from './ingest/pipeline.js';
 import { createValidator } from './ingest/validate.js';
 import { openEmbeddedDb, openPostgresDb, stderrLog, storeEngine, type Db } from './store/db.js';
@@ -245,6 +246,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       error: (object, message) => app.log.error(object, message),
     });
     const validator = createValidator({ strict: config.strict, specDir: config.specDir });
+    const policy = ingestPolicy(config.redaction);
     // Forwarding (serve --forward-config) sends what is stored through the proxy's sinks.
     const forwardLog: StreamLogger = {
       info: (object, message) => app.log.info(object, message),
@@ -261,8 +263,9 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
             registry: metrics.registry,
           })),
           forwardLog,
+          policy,
         )
-      : new IngestFrontDoor(validator, pipeline);
+      : new IngestFrontDoor(validator, pipeline, policy);
     observeIngest(metrics, pipeline, frontDoor);
     const app = await buildApp({
       config,

@@ -1,8 +1,12 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { Consumer } from '@platformatic/kafka';
 import { createKafkaTransport, kafkaMessageKey, type OpenLineageEvent } from '@headwater/openlineage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../src/config.js';
 import { resolveKafkaConfig } from '../src/streams/kafka-config.js';
 import { DEAD_LETTER_HEADERS } from '../src/streams/kafka-ingest.js';
 import { backends, startServer } from './helpers/backends.js';
@@ -210,6 +214,47 @@ print("sent")
       } finally {
         await producer.close();
         await ctx.stop();
+      }
+    });
+
+    it('redacts what it consumes exactly as what is posted (one front door)', async () => {
+      const topic = 'redacted';
+      await broker.createTopics([topic, `${topic}.dlq`], 1);
+      const rules = path.join(await mkdtemp(path.join(os.tmpdir(), 'headwater-kafka-redaction-')), 'r.json');
+      await writeFile(
+        rules,
+        JSON.stringify({
+          rules: [{ name: 'emails', type: 'mask', builtin: 'email', replacement: '<email>' }],
+        }),
+      );
+      const { redaction } = resolveConfig({ 'redaction-config': rules }, {});
+      const ctx = await startServer(backend, { kafka: kafkaFor(topic), redaction });
+      const { Producer } = await import('@platformatic/kafka');
+      const producer = new Producer({ clientId: 'redacted', bootstrapBrokers: [broker.bootstrap] });
+      try {
+        const event = runEvent('redacted', 'load');
+        const errorMessage = {
+          _producer: 'https://example.com/streams-test',
+          _schemaURL: 'https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json',
+          message: 'mail to ana.zzleak@corp.example bounced',
+          programmingLanguage: 'python',
+        };
+        const sent = { ...event, run: { ...event.run, facets: { errorMessage } } };
+        await producer.send({ acks: -1, messages: [{ topic, value: Buffer.from(JSON.stringify(sent)) }] });
+        await until(
+          'the event stored',
+          () => storedRunEvents(ctx.url),
+          (count) => count >= 1,
+        );
+        const { events } = (await (await fetch(`${ctx.url}/api/v1/events/lineage`)).json()) as {
+          events: { run: { facets: Record<string, Record<string, unknown>> } }[];
+        };
+        expect(events[0]!.run.facets.errorMessage!.message).toBe('mail to <email> bounced');
+        expect(events[0]!.run.facets.headwater_redaction!.rules).toEqual([{ name: 'emails', changes: 1 }]);
+      } finally {
+        await producer.close();
+        await ctx.stop();
+        await rm(path.dirname(rules), { recursive: true, force: true });
       }
     });
 

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { resolveConfig, strictFlagArgs } from '../config.js';
 import { createServer } from '../server.js';
 import { KAFKA_FLAG_OPTIONS } from '../streams/kafka-config.js';
+import { redactionFlags } from '../ingest/redaction.js';
 import { securityFlags } from '../security/config.js';
 import { isLoopback } from '../security/plugin.js';
 
@@ -25,6 +26,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       ...KAFKA_FLAG_OPTIONS,
       'stale-run-after': { type: 'string' },
       ...securityFlags,
+      ...redactionFlags,
     },
     strict: true,
   });

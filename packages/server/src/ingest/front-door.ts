@@ -1,6 +1,8 @@
 import { HeadwaterError } from '../errors.js';
-import { checkEventLimits, DEFAULT_EVENT_LIMITS, type EventLimits } from './limits.js';
+import { hygieneChanged, type OpenLineageEvent } from '@headwater/openlineage';
+import { checkEventLimits } from './limits.js';
 import { normalizeEvent, type NormalizedEvent } from './normalize.js';
+import { DEFAULT_INGEST_POLICY, type IngestPolicy } from './redaction.js';
 import type { IngestPipeline } from './pipeline.js';
 import type { ValidationIssue, Validator } from './validate.js';
 
@@ -40,27 +42,41 @@ const formatIssues = (issues: readonly ValidationIssue[]) =>
   issues.map((issue) => `${issue.path}: ${issue.message}`);
 
 /**
- * The checks every event passes before anything is done with it: limits, then validation, then normalisation.
- * Shared by the front door and by anything else that must refuse what the server would refuse (the proxy).
+ * The checks every event passes before anything is done with it: limits, then validation, then the configured
+ * redaction, then normalisation. Shared by the front door and by anything else that must refuse what the server
+ * would refuse (the proxy).
  */
 export class EventChecker {
   readonly #validator: Validator;
-  readonly #limits: EventLimits;
+  readonly #policy: IngestPolicy;
 
-  constructor(validator: Validator, limits: EventLimits = DEFAULT_EVENT_LIMITS) {
+  constructor(validator: Validator, policy: IngestPolicy = DEFAULT_INGEST_POLICY) {
     this.#validator = validator;
-    this.#limits = limits;
+    this.#policy = policy;
   }
 
-  /** Checks one decoded event: its limits first (so nothing later meets a hostile shape), then the schema. */
+  /**
+   * Checks one decoded event: its limits first (so nothing later meets a hostile shape), then the schema, then
+   * applies the configured redaction.
+   */
   check(incoming: IncomingEvent): CheckedEvent {
-    const { value, text } = incoming;
+    const { value } = incoming;
+    let { text } = incoming;
     // An event whose text is no larger than a facet may be cannot hold a facet over the limit.
-    const limitIssues = checkEventLimits(value, this.#limits, text?.length);
+    const limitIssues = checkEventLimits(value, this.#policy.limits, text?.length);
     if (limitIssues.length > 0) return invalid(formatIssues(limitIssues));
     const result = this.#validator.validate(value);
     if (!result.ok) return invalid(formatIssues(result.issues));
-    const event = value as Record<string, unknown>;
+    let event = value as Record<string, unknown>;
+    // Redaction comes before normalisation, which hashes the text: what is stored, deduplicated and served is
+    // the redacted event, and the text as sent is dropped when anything changed.
+    if (this.#policy.hygiene !== undefined) {
+      const cleaned = this.#policy.hygiene(event as unknown as OpenLineageEvent);
+      if (hygieneChanged(cleaned.report)) {
+        event = cleaned.event;
+        text = undefined;
+      }
+    }
     return {
       ok: true,
       event:
@@ -79,8 +95,8 @@ export class IngestFrontDoor {
   readonly #pipeline: IngestPipeline;
   readonly #observers: OutcomeObserver[] = [];
 
-  constructor(validator: Validator, pipeline: IngestPipeline, limits: EventLimits = DEFAULT_EVENT_LIMITS) {
-    this.#checker = new EventChecker(validator, limits);
+  constructor(validator: Validator, pipeline: IngestPipeline, policy: IngestPolicy = DEFAULT_INGEST_POLICY) {
+    this.#checker = new EventChecker(validator, policy);
     this.#pipeline = pipeline;
   }
 

@@ -23,6 +23,12 @@ export interface OidcConfig {
   readonly clockToleranceSeconds: number;
   /** Signature algorithms accepted. @default ['RS256', 'ES256', 'PS256', 'EdDSA'] */
   readonly algorithms: readonly string[];
+  /**
+   * How long a fetched key set is used before it is fetched again (before the next token is checked): a key the
+   * issuer removed is refused at most this long after. A key id not in the set fetches it again at once, at most
+   * once per 5 s (or per this age, if shorter). @default 600
+   */
+  readonly jwksMaxAgeSeconds: number;
   readonly grants: readonly OidcGrantRule[];
   /**
    * The explorer's client id at the issuer (a public client: authorisation code with PKCE, no secret); without it
@@ -69,6 +75,7 @@ export const securityFlags = {
   'oidc-grants': { type: 'string' },
   'oidc-client-id': { type: 'string' },
   'oidc-scopes': { type: 'string' },
+  'oidc-jwks-max-age': { type: 'string' },
 } as const;
 
 /** Resolves the security settings (flags, then HEADWATER_* variables, then defaults). */
@@ -96,6 +103,7 @@ export function resolveSecurityConfig(flags: ConfigFlags, { pick, integer }: Con
       audience,
       jwksUrl: pick('oidc-jwks-url', 'HEADWATER_OIDC_JWKS_URL').value,
       clockToleranceSeconds: integer('oidc-clock-tolerance', 'HEADWATER_OIDC_CLOCK_TOLERANCE', 60, 0, 3600),
+      jwksMaxAgeSeconds: integer('oidc-jwks-max-age', 'HEADWATER_OIDC_JWKS_MAX_AGE', 600, 1, 86_400),
       algorithms: algorithms.length > 0 ? algorithms : ['RS256', 'ES256', 'PS256', 'EdDSA'],
       grants: parseGrantRules(grants.value ?? '', grants.source),
       clientId: pick('oidc-client-id', 'HEADWATER_OIDC_CLIENT_ID').value || undefined,

@@ -41,6 +41,8 @@ export class OidcVerifier {
         audience: this.#config.audience,
         clockTolerance: this.#config.clockToleranceSeconds,
         algorithms: [...this.#config.algorithms],
+        // A token without an expiry would be good forever once issued.
+        requiredClaims: ['exp'],
       }));
     } catch (error) {
       return { refused: refusalOf(error), message: error instanceof Error ? error.message : String(error) };
@@ -95,7 +97,13 @@ export class OidcVerifier {
       }
       url = document.jwks_uri;
     }
-    this.#jwks = createRemoteJWKSet(new URL(url), { cooldownDuration: 5_000, timeoutDuration: 5_000 });
+    const maxAgeMs = this.#config.jwksMaxAgeSeconds * 1000;
+    this.#jwks = createRemoteJWKSet(new URL(url), {
+      cacheMaxAge: maxAgeMs,
+      // Unknown key ids refetch at most this often, so tokens with made-up ids cannot make it hammer the issuer.
+      cooldownDuration: Math.min(5_000, maxAgeMs),
+      timeoutDuration: 5_000,
+    });
     return this.#jwks;
   }
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   createTransportFromConfig,
@@ -8,7 +7,7 @@ import {
   type Transport,
 } from '@headwater/openlineage';
 import { Counter, Gauge, Registry } from 'prom-client';
-import { parse as parseYaml } from 'yaml';
+import { readConfigFile } from '../config-reader.js';
 import { HeadwaterError } from '../errors.js';
 import { createArchiveSink } from './archive-sink.js';
 import { sleep, type StreamLogger } from './kafka-ingest.js';
@@ -84,18 +83,7 @@ function eventMatch(value: unknown, where: string): EventMatch | undefined {
  * @throws HeadwaterError INVALID_CONFIG naming the file and the key.
  */
 export function loadForwardConfig(file: string): ForwardConfig {
-  let tree: unknown;
-  try {
-    tree = parseYaml(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new HeadwaterError(
-      'INVALID_CONFIG',
-      `cannot read the forwarding config ${file}: ${(error as Error).message}`,
-      {
-        cause: error,
-      },
-    );
-  }
+  const tree = readConfigFile(file, 'the forwarding config');
   if (!isObject(tree)) return bad(file, 'must be a mapping with sinks (and routes)');
   const spool = tree.spool ?? {};
   if (!isObject(spool)) return bad(`${file}: spool`, 'must be a mapping of dir, maxBytesPerSink, whenFull');

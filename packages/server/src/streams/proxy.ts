@@ -13,6 +13,7 @@ import {
 } from '../ingest/front-door.js';
 import type { NormalizedEvent } from '../ingest/normalize.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
+import type { IngestPolicy } from '../ingest/redaction.js';
 import { createValidator, type Validator } from '../ingest/validate.js';
 import { createForwarder, type ForwardConfig, type ForwardedEvent, type Forwarder } from './forwarder.js';
 import { createKafkaIngest, type KafkaIngest, type StreamLogger } from './kafka-ingest.js';
@@ -73,8 +74,14 @@ export class ForwardingFrontDoor extends IngestFrontDoor {
   readonly #forwarder: Forwarder;
   readonly #log: StreamLogger;
 
-  constructor(validator: Validator, pipeline: IngestPipeline, forwarder: Forwarder, log: StreamLogger) {
-    super(validator, pipeline);
+  constructor(
+    validator: Validator,
+    pipeline: IngestPipeline,
+    forwarder: Forwarder,
+    log: StreamLogger,
+    policy?: IngestPolicy,
+  ) {
+    super(validator, pipeline, policy);
     this.#forwarder = forwarder;
     this.#log = log;
   }
