@@ -327,6 +327,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       storeEngine: engineName(db),
       url: undefined,
       async listen() {
+        await app.assertSafeToServe();
         const address = await app.listen({ port: config.port, host: config.host });
         void loadColumns();
         server.url = address.replace('[::1]', 'localhost');

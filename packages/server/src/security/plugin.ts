@@ -14,6 +14,13 @@ import { OidcVerifier } from './oidc.js';
 import { redactAnswer } from './redact.js';
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Refuses (throws INVALID_CONFIG) to serve an address beyond loopback without authentication: called just
+     * before listening, so that a key made after the app was built counts.
+     */
+    assertSafeToServe(): Promise<void>;
+  }
   interface FastifyRequest {
     /** Who is calling and what they may do (set before any handler runs). */
     principal: Principal;
@@ -90,7 +97,7 @@ export async function registerSecurity(app: FastifyInstance, deps: SecurityDeps)
     route.config = { ...route.config, access };
   });
 
-  app.addHook('onReady', async () => {
+  app.decorate('assertSafeToServe', async () => {
     if (isLoopback(deps.host) || security.insecure || oidc) return;
     if (await keys.anyKey()) return;
     throw new HeadwaterError(
