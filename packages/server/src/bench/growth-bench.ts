@@ -120,7 +120,9 @@ async function growStore(
   });
   const points: GrowthPoint[] = [];
   let stored = store.databaseUrl === undefined ? 0 : await storedEvents(store.databaseUrl);
-  if (stored > 0) {
+  // The stream is replayed past what the store holds only if there is more to ingest (replaying millions of
+  // events takes minutes).
+  if (stored > 0 && options.checkpoints.some((checkpoint) => checkpoint > stored)) {
     progress(`${name}: resuming after the ${stored} events the store holds`);
     for (let i = 0; i < stored; i++) stream.next();
   }
