@@ -39,6 +39,12 @@ export interface GrowthOptions {
    * measured once as it is. Only with `--stores postgres`.
    */
   readonly resumeUrl: string | undefined;
+  /**
+   * Checkpoints at which a copy of the embedded store's data dir is kept (`--copy-at 1000000`), taken while the
+   * server is stopped, so that later starts can alternate between a smaller and a larger store on one commit.
+   * Only for the embedded stores (a data dir); its path is printed.
+   */
+  readonly copyAt: readonly number[];
 }
 
 /** One checkpoint's figures. */
@@ -61,7 +67,10 @@ export interface GrowthPoint {
 
 const progress = (message: string) => process.stderr.write(`bench growth: ${message}\n`);
 
-/** Parses `growth [--stores a,b] [--checkpoints n,n,n] [--queries n] [--keep] [--resume <database url>]`. */
+/**
+ * Parses `growth [--stores a,b] [--checkpoints n,n,n] [--queries n] [--keep] [--resume <database url>]
+ * [--copy-at n,n]`.
+ */
 export function parseGrowthOptions(argv: readonly string[], env: NodeJS.ProcessEnv): GrowthOptions {
   const value = (flag: string) => {
     const index = argv.indexOf(flag);
@@ -76,6 +85,13 @@ export function parseGrowthOptions(argv: readonly string[], env: NodeJS.ProcessE
   if (checkpoints.some((n, i) => !Number.isInteger(n) || n <= 0 || (i > 0 && n <= checkpoints[i - 1]!))) {
     throw new Error('--checkpoints: ascending whole numbers of events, e.g. 300000,1000000,3000000');
   }
+  const copyAt = (value('--copy-at') ?? '').split(',').filter(Boolean).map(Number);
+  if (copyAt.some((n) => !checkpoints.includes(n))) {
+    throw new Error(`--copy-at: each value must be one of the checkpoints (${checkpoints.join(',')})`);
+  }
+  if (copyAt.length > 0 && stores.includes('postgres')) {
+    throw new Error('--copy-at: only for the embedded stores (it copies a data dir); drop postgres from --stores');
+  }
   return {
     stores: stores as GrowthStore[],
     checkpoints,
@@ -83,6 +99,7 @@ export function parseGrowthOptions(argv: readonly string[], env: NodeJS.ProcessE
     queries: Number(value('--queries') ?? 60),
     keep: argv.includes('--keep') || value('--resume') !== undefined,
     resumeUrl: value('--resume'),
+    copyAt,
   };
 }
 
@@ -222,6 +239,12 @@ async function restartAndMeasure(
   ingestEventsPerSecond: number,
 ): Promise<{ server: ServerProcess; point: GrowthPoint }> {
   await running.stop(120_000);
+  if (options.copyAt.includes(stored)) {
+    const dir = dataDirOf(store);
+    // `cp -a` keeps owner and mode: the engine refuses a data dir that is not 0700 and owned by its user.
+    execFileSync('cp', ['-a', dir, `${dir}-at-${stored}`]);
+    progress(`${name}: copied the data dir at ${stored} events to ${dir}-at-${stored}`);
+  }
   const spawnedAt = Date.now();
   const server = await startServerProcess({ serveArgs: store.serveArgs, startTimeoutMs: 600_000 });
   await waitReady(server.url);
@@ -295,6 +318,10 @@ function treePss(pid: number): number {
   return Math.round(kb / 1024);
 }
 
+function dataDirOf(store: BenchStore): string {
+  return store.serveArgs[store.serveArgs.indexOf('--data-dir') + 1]!;
+}
+
 /** Resident memory of a process, in MiB (Linux). */
 function rss(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -303,7 +330,7 @@ function rss(pid: number): number {
 
 async function storeSize(store: BenchStore): Promise<number> {
   if (store.databaseUrl === undefined) {
-    const dir = store.serveArgs[store.serveArgs.indexOf('--data-dir') + 1]!;
+    const dir = dataDirOf(store);
     return Math.round(
       Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]) / 1024 / 1024,
     );
