@@ -27,6 +27,7 @@ import {
 import { ForwardingFrontDoor } from './streams/proxy.js';
 import { instrumentDb, Metrics } from './ops/metrics.js';
 import { ApiKeyVerifier } from './security/keys.js';
+import { ReplicaCredential } from './security/replica-credential.js';
 
 /** A running (or ready-to-listen) Headwater server. */
 export interface HeadwaterServer {
@@ -267,6 +268,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         )
       : new IngestFrontDoor(validator, pipeline, policy);
     observeIngest(metrics, pipeline, frontDoor);
+    const replicaCredential = new ReplicaCredential(db);
     const app = await buildApp({
       config,
       db,
@@ -282,6 +284,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       version,
       metrics,
       keys: new ApiKeyVerifier(db, db.kind === 'postgres'),
+      replicaCredential,
     });
     forwardWritesToWriter(app, replication);
     let inFlight = 0;
@@ -305,7 +308,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       config.kafka &&
       createKafkaIngest({
         ...config.kafka,
-        frontDoor: replicaFrontDoor(replication, frontDoor, app.log),
+        frontDoor: replicaFrontDoor(replication, frontDoor, replicaCredential, app.log),
         log: app.log,
       });
     if (kafka) observeKafka(metrics, kafka);

@@ -26,8 +26,12 @@ import { runEvent, storedRunEvents, until } from './helpers/stream-events.js';
 const run = promisify(execFile);
 
 /** headwater_kafka_consumer_lag of the server at `url` for `topic`, by partition, as its /metrics serves it. */
-async function consumerLag(url: string, topic: string): Promise<Map<number, number>> {
-  const response = await fetch(`${url}/metrics`);
+async function consumerLag(
+  url: string,
+  topic: string,
+  headers: Record<string, string> = {},
+): Promise<Map<number, number>> {
+  const response = await fetch(`${url}/metrics`, { headers });
   const lags = new Map<number, number>();
   for (const [series, value] of parseExposition(await response.text())) {
     const match = /^headwater_kafka_consumer_lag\{(.*)\}$/.exec(series);
@@ -378,6 +382,68 @@ print("sent")
           writer.process.kill('SIGKILL');
           follower.process.kill('SIGTERM');
           await follower.exited;
+          await cleanup();
+        }
+      },
+    );
+
+    it.skipIf(backend.name !== 'postgres')(
+      "gets a follower's events to the writer once auth is on, with the store's replica credential",
+      async () => {
+        const topic = 'replicated-auth';
+        await broker.createTopics([topic, `${topic}.dlq`], 4);
+        const { config, cleanup } = await backend.fresh();
+        const args = kafkaServeArgs(config, broker.bootstrap, topic);
+        const writer = await spawnServer(args);
+        const follower = await spawnServer(args);
+        const transport = createKafkaTransport({ topic, config: { 'bootstrap.servers': broker.bootstrap } });
+        try {
+          // Once a key exists every request needs credentials, the follower's forwarded batches included.
+          const created = await fetch(`${writer.url}/api/v1/keys`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ name: 'root', role: 'admin', namespaces: ['*'] }),
+          });
+          expect(created.status).toBe(201);
+          const authorization = `Bearer ${((await created.json()) as { key: string }).key}`;
+          const get = async (url: string) => {
+            const response = await fetch(url, { headers: { authorization } });
+            expect(response.status).toBe(200);
+            return response.text();
+          };
+          await until(
+            'both replicas holding partitions',
+            async () => [
+              await consumerLag(writer.url, topic, { authorization }),
+              await consumerLag(follower.url, topic, { authorization }),
+            ],
+            ([a, b]) => a!.size > 0 && b!.size > 0 && a!.size + b!.size === 4,
+          );
+          for (let sent = 0; sent < 1000; sent += 250) {
+            const events = Array.from({ length: 250 }, (_, i) => runEvent('replicas-auth', `job_${i % 20}`));
+            expect(await transport.emitBatch!(events)).toEqual({ status: 'success' });
+          }
+          const stored = async () =>
+            (JSON.parse(await get(`${writer.url}/api/v1/events/lineage?limit=1`)) as { totalCount: number })
+              .totalCount;
+          await until('1000 stored', stored, (count) => count >= 1000);
+          const consumed = parseExposition(await get(`${follower.url}/metrics`)).get(
+            'headwater_kafka_messages_consumed_total',
+          );
+          expect(consumed).toBeGreaterThan(0);
+          expect(follower.output()).not.toContain('the writer refused events forwarded from Kafka');
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          expect(await stored()).toBe(1000);
+        } catch (error) {
+          throw new Error(
+            `${(error as Error).message}\n--- writer:\n${writer.output().slice(-3000)}\n--- follower:\n${follower.output().slice(-3000)}`,
+            { cause: error },
+          );
+        } finally {
+          await transport.close(1000);
+          follower.process.kill('SIGTERM');
+          writer.process.kill('SIGTERM');
+          await Promise.all([follower.exited, writer.exited]);
           await cleanup();
         }
       },

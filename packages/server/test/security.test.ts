@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../src/config.js';
 import { createServer } from '../src/server.js';
 import { createApiKey } from '../src/security/keys.js';
+import { ReplicaCredential } from '../src/security/replica-credential.js';
 import { backends, startServer } from './helpers/backends.js';
 import { runEvent, RUN_1, T0 } from './read-scenario.js';
 
@@ -151,6 +152,37 @@ describe.each(backends())('authentication and authorisation on the $name store',
     const expired = await call('GET', '/api/v1/namespaces', token);
     expect(expired.statusCode).toBe(401);
     expect(expired.json().message).toContain('expired');
+  });
+
+  it("takes the store's replica credential for forwarded batches only, in any namespace", async () => {
+    const replica = (await new ReplicaCredential(ctx.server.db).header()).slice('Bearer '.length);
+    expect(replica).toMatch(/^hwr_[0-9a-f]{64}$/);
+    const forwarded = await call('POST', '/api/v1/lineage/batch', replica, [
+      event('vault-jobs', 'vault://x'),
+    ]);
+    expect(forwarded.statusCode).toBe(200);
+    expect(forwarded.json()).toMatchObject({ summary: { successful: 1, failed: 0 } });
+    // Good for that endpoint only: not for reads, single events, deletes or keys.
+    for (const [method, url] of [
+      ['GET', '/api/v1/namespaces'],
+      ['POST', '/api/v1/lineage'],
+      ['DELETE', '/api/v1/namespaces/vault-jobs'],
+      ['GET', '/api/v1/keys'],
+    ] as const) {
+      const answer = await call(method, url, replica, method === 'POST' ? event('vault-jobs') : undefined);
+      expect([method, url, answer.statusCode]).toEqual([method, url, 401]);
+      expect(answer.json().message).toContain('replica credential');
+    }
+    // Another store's secret, or a guess, is refused.
+    const wrong = await call('POST', '/api/v1/lineage/batch', `hwr_${'0'.repeat(64)}`, [event('vault-jobs')]);
+    expect(wrong.statusCode).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const audit = (await call('GET', '/api/v1/audit?action=auth.', keys.admin)).json<{
+      entries: { detail: string | null }[];
+    }>();
+    expect(audit.entries.map((entry) => entry.detail)).toEqual(
+      expect.arrayContaining(['replica_scope', 'replica_invalid']),
+    );
   });
 
   it('refuses DNS-rebinding hosts and cross-site writes', async () => {

@@ -15,6 +15,7 @@ import type { ReadModel } from '../store/read-model.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { ApiKeyVerifier } from '../security/keys.js';
 import { registerSecurity } from '../security/plugin.js';
+import type { ReplicaCredential } from '../security/replica-credential.js';
 import { registerAnalysisRoutes } from './analysis-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { registerHttpCore } from './http-core.js';
@@ -57,6 +58,8 @@ export interface AppDeps {
   readonly metrics: Metrics;
   /** Checks API keys (and tells whether any exists, which turns authentication on). */
   readonly keys: ApiKeyVerifier;
+  /** The credential replicas of this store present to each other (forwarded Kafka batches). */
+  readonly replicaCredential: ReplicaCredential;
 }
 
 /**
@@ -118,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db: deps.db,
     metrics: deps.metrics,
     keys: deps.keys,
+    replicaCredential: deps.replicaCredential,
     namespaceNames: () => deps.state.namespaces.keys(),
   });
   app.addHook('onSend', (request, reply, payload, done) => {

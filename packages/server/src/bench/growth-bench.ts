@@ -90,7 +90,9 @@ export function parseGrowthOptions(argv: readonly string[], env: NodeJS.ProcessE
     throw new Error(`--copy-at: each value must be one of the checkpoints (${checkpoints.join(',')})`);
   }
   if (copyAt.length > 0 && stores.includes('postgres')) {
-    throw new Error('--copy-at: only for the embedded stores (it copies a data dir); drop postgres from --stores');
+    throw new Error(
+      '--copy-at: only for the embedded stores (it copies a data dir); drop postgres from --stores',
+    );
   }
   return {
     stores: stores as GrowthStore[],

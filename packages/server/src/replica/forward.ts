@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HeadwaterError } from '../errors.js';
 import type { CheckedEvent, EventOutcome, IncomingEvent, IngestFrontDoor } from '../ingest/front-door.js';
+import type { ReplicaCredential } from '../security/replica-credential.js';
 import type { Replication } from './replication.js';
 
 /** Request headers not passed on: those of the connection, not the request, and those the follower answers for. */
@@ -138,16 +139,19 @@ function batchAnswer(status: number, text: string): BatchAnswer | undefined {
  * consumer group) while one writes. An event counts as stored only once the writer acknowledged it; without a
  * reachable writer, or when the writer refuses the request as a whole, every event is 'unavailable' and is sent
  * again (a consumer pauses meanwhile). The writer's verdict on each event (invalid, retriable) is passed on as is.
+ * The batches carry the store's replica credential: there is no caller's to pass on, and the writer needs one
+ * once auth is on.
  */
 export function replicaFrontDoor(
   replication: Replication,
   local: Pick<IngestFrontDoor, 'submit'>,
+  credential: ReplicaCredential,
   log: { warn(object: object, message: string): void },
 ): Pick<IngestFrontDoor, 'submit'> {
   return {
     submit(incoming) {
       return replication.role === 'follower'
-        ? submitToWriter(replication, incoming, log)
+        ? submitToWriter(replication, incoming, credential, log)
         : local.submit(incoming);
     },
   };
@@ -156,6 +160,7 @@ export function replicaFrontDoor(
 async function submitToWriter(
   replication: Replication,
   incoming: readonly (IncomingEvent | CheckedEvent)[],
+  credential: ReplicaCredential,
   log: { warn(object: object, message: string): void },
 ): Promise<EventOutcome[]> {
   const outcomes: EventOutcome[] = [];
@@ -191,7 +196,7 @@ async function submitToWriter(
       try {
         const response = await fetch(new URL('/api/v1/lineage/batch', writer), {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', authorization: await credential.header() },
           body: `[${chunk.map(({ text }) => text).join(',')}]`,
           signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
         });

@@ -10,6 +10,12 @@ import { LOCAL_PRINCIPAL, NOBODY, Principal, type Role, type RouteAccess } from 
 import { recordAudit } from './audit.js';
 import type { SecurityConfig } from './config.js';
 import type { ApiKeyVerifier } from './keys.js';
+import {
+  REPLICA_PATH,
+  REPLICA_PRINCIPAL,
+  REPLICA_TOKEN_PREFIX,
+  type ReplicaCredential,
+} from './replica-credential.js';
 import { OidcVerifier } from './oidc.js';
 import { redactAnswer } from './redact.js';
 
@@ -44,6 +50,7 @@ export interface SecurityDeps {
   readonly db: Db;
   readonly metrics: Metrics;
   readonly keys: ApiKeyVerifier;
+  readonly replicaCredential: ReplicaCredential;
   /** The names of every namespace the store knows (the committed read model's). */
   readonly namespaceNames: () => Iterable<string>;
 }
@@ -79,7 +86,7 @@ function accessOf(method: string, url: string, config: { access?: RouteAccess } 
  * Registered before the routes (its onRoute hook gives each route its access).
  */
 export async function registerSecurity(app: FastifyInstance, deps: SecurityDeps): Promise<void> {
-  const { security, metrics, keys, db } = deps;
+  const { security, metrics, keys, db, replicaCredential } = deps;
   const oidc = security.oidc ? new OidcVerifier(security.oidc) : undefined;
   const anonymous =
     security.anonymousRead.length > 0
@@ -209,6 +216,21 @@ export async function registerSecurity(app: FastifyInstance, deps: SecurityDeps)
       return;
     }
     const token = match[1]!;
+    if (token.startsWith(REPLICA_TOKEN_PREFIX)) {
+      const path = request.url.split('?', 1)[0];
+      if (request.method !== 'POST' || path !== REPLICA_PATH)
+        failures.set(request, {
+          reason: 'replica_scope',
+          message: `A replica credential is good for POST ${REPLICA_PATH} only.`,
+        });
+      else if (await replicaCredential.verify(token)) request.principal = REPLICA_PRINCIPAL;
+      else
+        failures.set(request, {
+          reason: 'replica_invalid',
+          message: "The replica credential is not this store's.",
+        });
+      return;
+    }
     if (token.startsWith('hw_')) {
       const result = await keys.verify(token);
       if ('principal' in result) request.principal = result.principal;
@@ -238,14 +260,13 @@ export async function registerSecurity(app: FastifyInstance, deps: SecurityDeps)
   });
 
   await app.register(rateLimit, { global: false });
+  // Local use and a replica's forwarded batches (already limited where they came in) are not limited.
   const limitOf = (request: FastifyRequest) =>
-    request.principal.authenticated && !failures.has(request) && request.principal !== LOCAL_PRINCIPAL
-      ? { by: 'key', max: security.rateLimitPerKey, key: `key:${request.principal.subject}` }
-      : {
-          by: 'address',
-          max: request.principal === LOCAL_PRINCIPAL ? 0 : security.rateLimitPerAddress,
-          key: `address:${request.ip}`,
-        };
+    request.principal === LOCAL_PRINCIPAL || request.principal === REPLICA_PRINCIPAL
+      ? { by: 'none', max: 0, key: '' }
+      : request.principal.authenticated && !failures.has(request)
+        ? { by: 'key', max: security.rateLimitPerKey, key: `key:${request.principal.subject}` }
+        : { by: 'address', max: security.rateLimitPerAddress, key: `address:${request.ip}` };
   app.addHook(
     'onRequest',
     app.rateLimit({
