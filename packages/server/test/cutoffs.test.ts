@@ -123,6 +123,40 @@ for (const backend of backends()) {
       expect(byJob(table)).toEqual(byJob(await db.query(REFERENCE_SQL)));
     });
 
+    it("lists in a batch's read delta only the stored runs whose start moved back", async () => {
+      const db = server.server.db;
+      const runId = '0190e3c0-0000-7000-8009-0000000000f1';
+      const event = (eventType: string, minute: number) => ({
+        eventType,
+        eventTime: new Date(Date.UTC(2025, 0, 3, 0, minute)).toISOString(),
+        producer: 'https://example.com/cutoffs-test',
+        schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent',
+        run: { runId },
+        job: { namespace: 'cutoffs', name: 'fresh' },
+      });
+      const lastDeltaRuns = async () => {
+        const [row] = await db.query<{ runs: unknown }>(
+          "SELECT entry -> 'delta' -> 'runs' AS runs FROM commit_feed ORDER BY seq DESC LIMIT 1",
+        );
+        return typeof row?.runs === 'string' ? (JSON.parse(row.runs) as unknown) : row?.runs;
+      };
+      // A new run, and a later event of it: its start does not move, so no run is listed.
+      await post([event('START', 10)]);
+      expect(await lastDeltaRuns()).toEqual([]);
+      await post([event('COMPLETE', 20)]);
+      expect(await lastDeltaRuns()).toEqual([]);
+      // A START earlier than the one seen: the run is listed, with its new start.
+      await post([event('START', 5)]);
+      const [{ id } = { id: 0 }] = await db.query<{ id: number }>("SELECT id FROM jobs WHERE name = 'fresh'");
+      expect(await lastDeltaRuns()).toEqual([[id, runId, Date.UTC(2025, 0, 3, 0, 5)]]);
+      // It set the job's cutoff, so the row went stale, and the next batch works it out again.
+      expect(server.server.state.staleCutoffs.has(id)).toBe(true);
+      await post([{ ...event('COMPLETE', 30), run: { runId: '0190e3c0-0000-7000-8009-0000000000f2' } }]);
+      expect(byJob(await readCutoffs(db, [id]))).toEqual([
+        { job: id, key: '0190e3c0-0000-7000-8009-0000000000f2', first: Date.UTC(2025, 0, 3, 0, 30) },
+      ]);
+    });
+
     it('give a graph loaded at start the edges the running server holds', async () => {
       const db = server.server.db;
       const loaded = new LineageGraph();

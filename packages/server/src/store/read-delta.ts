@@ -1,4 +1,5 @@
 import type { Changeset } from '../ingest/derive.js';
+import type { RunRow } from './model-state.js';
 import type { Catalog, EntityRef, JobRef, NamespaceRef } from './read-model.js';
 
 type Ms = number;
@@ -23,7 +24,11 @@ export interface ReadDelta {
   readonly touchedJobs: number[];
   /** [jobId, key, first event time] of completed runs (the key is the run's uuid, or `job@<hash>` for a JobEvent). */
   readonly completions: [number, string, Ms][];
-  /** [jobId, runUuid, first event time] of each run the batch touched. */
+  /**
+   * [jobId, runUuid, first event time] of each stored run whose first event time the batch moved back (it learnt
+   * of an earlier event, such as a START after its COMPLETE): only such a run can lower its job's cutoff (see
+   * graph/lineage-graph.ts and store/job-cutoffs.ts). Usually empty.
+   */
   readonly runs: [number, string, Ms][];
   /** [jobId, direction (0 read, 1 written), datasetId, latest event time] of each edge the batch named. */
   readonly edges: [number, number, number, Ms][];
@@ -35,12 +40,18 @@ export interface ReadDelta {
 export type FeedEntry =
   { readonly kind: 'batch'; readonly delta: ReadDelta } | { readonly kind: 'exclusive' };
 
+/** What readDelta reads of the writer's mirror before a batch: its catalog, and the runs the batch touches. */
+export interface DeltaBase extends Catalog<NamespaceRef, EntityRef, JobRef> {
+  /** The mirror holds every stored run the batch names (the writer reads those it lacks before deriving). */
+  readonly runs: { get(uuid: string): Pick<RunRow, 'aggregate'> | undefined };
+}
+
 /**
  * The read delta of a changeset. `before` is the writer's mirror as it was before the changeset was applied:
  * namespaces, datasets and jobs it already holds with the same name and flags are left out (most events name
- * entities that exist; their ids are in `touched*` all the same).
+ * entities that exist; their ids are in `touched*` all the same), and so are runs whose start did not move back.
  */
-export function readDelta(changes: Changeset, before: Catalog<NamespaceRef, EntityRef, JobRef>): ReadDelta {
+export function readDelta(changes: Changeset, before: DeltaBase): ReadDelta {
   const namespaces: ReadDelta['namespaces'] = [];
   for (const row of changes.namespaces.values()) {
     const known = before.namespacesById.get(row.id);
@@ -65,7 +76,10 @@ export function readDelta(changes: Changeset, before: Catalog<NamespaceRef, Enti
   const runs: ReadDelta['runs'] = [];
   for (const run of changes.runs.values()) {
     touchedJobs.add(run.jobId);
-    runs.push([run.jobId, run.uuid, run.aggregate.firstEventAt]);
+    // A run new to the store cannot be a stored cutoff's; this batch's completions are in `completions`.
+    const stored = before.runs.get(run.uuid);
+    if (stored !== undefined && run.aggregate.firstEventAt < stored.aggregate.firstEventAt)
+      runs.push([run.jobId, run.uuid, run.aggregate.firstEventAt]);
   }
   // A completed run cuts off the edges its job named before the run began (see graph/lineage-graph.ts).
   const completions: ReadDelta['completions'] = [];
