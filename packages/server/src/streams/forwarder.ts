@@ -10,7 +10,8 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { readConfigFile } from '../config-reader.js';
 import { HeadwaterError } from '../errors.js';
 import { createArchiveSink } from './archive-sink.js';
-import { sleep, type StreamLogger } from './kafka-ingest.js';
+import { sleep } from './abortable.js';
+import type { StreamLogger } from './kafka-ingest.js';
 import { createRouter, type EventMatch, type Route } from './routing.js';
 import { openSpool, type Spool } from './spool.js';
 

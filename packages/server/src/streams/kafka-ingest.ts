@@ -10,6 +10,7 @@ import {
 import type { KafkaConnectionOptions } from '@headwater/openlineage';
 import { HeadwaterError } from '../errors.js';
 import type { EventOutcome, IncomingEvent, IngestFrontDoor } from '../ingest/front-door.js';
+import { untilAborted, sleep } from './abortable.js';
 
 /** Where the consumer reports what it does (a pino logger fits). */
 export interface StreamLogger {
@@ -29,7 +30,7 @@ export interface KafkaIngestOptions {
   readonly log: StreamLogger;
   /** Most messages submitted at once. @default 1000 */
   readonly maxBatchMessages?: number;
-  /** Batches submitted before the first of them is committed. @default 2 */
+  /** Batches submitted before the first of them is committed. @default 4 */
   readonly maxBatchesInFlight?: number;
   /** First wait before a batch the store could not take is tried again; doubles up to 10 s. @default 250 */
   readonly retryDelayMs?: number;
@@ -114,21 +115,6 @@ function decode(
   }
 }
 
-/** Waits `ms`, or less when `signal` aborts first. */
-export const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-
 /** The errors beneath `error` (its cause chain and, for an aggregate, each error it holds), itself first. */
 function errorChain(error: unknown): unknown[] {
   const seen: unknown[] = [];
@@ -211,7 +197,7 @@ async function checkConnection(connection: KafkaConnectionOptions, topics: reado
  */
 export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
   const maxBatch = options.maxBatchMessages ?? 1000;
-  const maxInFlight = options.maxBatchesInFlight ?? 2;
+  const maxInFlight = options.maxBatchesInFlight ?? 4;
   const firstDelayMs = options.retryDelayMs ?? 250;
   const { log, frontDoor } = options;
   const stats: KafkaIngestStats = {
@@ -372,9 +358,8 @@ export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
     let previous: Promise<boolean> = Promise.resolve(true);
     while (!stopping.signal.aborted) {
       if (pending.length === 0 || inFlight >= maxInFlight) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          stopping.signal.addEventListener('abort', () => resolve(), { once: true });
+        await untilAborted(stopping.signal, (done) => {
+          wake = done;
         });
         wake = undefined;
         continue;

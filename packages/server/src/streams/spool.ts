@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, truncateSync } from 'node:fs';
 import { open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { untilAborted } from './abortable.js';
 
 /** Options of {@link openSpool}. */
 export interface SpoolOptions {
@@ -218,9 +219,8 @@ export function openSpool(options: SpoolOptions): Spool {
     },
     async waitForData(signal) {
       if (spool.depth > 0 || signal.aborted) return;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        signal.addEventListener('abort', () => resolve(), { once: true });
+      await untilAborted(signal, (done) => {
+        wake = done;
       });
       wake = undefined;
     },
