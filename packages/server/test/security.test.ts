@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../src/config.js';
 import { createServer } from '../src/server.js';
-import { createApiKey } from '../src/security/keys.js';
+import { ApiKeyVerifier, createApiKey } from '../src/security/keys.js';
+import type { Queryable } from '../src/store/db.js';
 import { ReplicaCredential } from '../src/security/replica-credential.js';
 import { backends, startServer } from './helpers/backends.js';
 import { runEvent, RUN_1, T0 } from './read-scenario.js';
@@ -211,6 +212,45 @@ describe.each(backends())('authentication and authorisation on the $name store',
       headers: { origin: 'https://evil.example', authorization: `Bearer ${keys.admin}` },
     });
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe.each(backends())('keys while the store is away ($name)', (backend) => {
+  let ctx: Awaited<ReturnType<typeof startServer>>;
+  beforeAll(async () => {
+    ctx = await startServer(backend);
+  });
+  afterAll(async () => {
+    await ctx?.stop();
+  });
+
+  it('are judged as last read, so reads and /metrics go on; a key never read needs the store', async () => {
+    const db = ctx.server.db;
+    let away = false;
+    let now = 0;
+    // The real store, with the outage injected where the verifier reads it.
+    const store: Queryable = {
+      query: <Row>(sql: string, params?: readonly unknown[]) =>
+        away ? Promise.reject(new Error('the store is away')) : db.query<Row>(sql, params),
+    };
+    const verifier = new ApiKeyVerifier(store, true, () => now);
+    expect(await verifier.anyKey()).toBe(false);
+    away = true;
+    now += 5_000;
+    expect(await verifier.anyKey()).toBe(false);
+    away = false;
+    const { token } = await createApiKey(db, { name: 'seen', role: 'reader', namespaces: ['*'] });
+    now += 5_000;
+    expect(await verifier.anyKey()).toBe(true);
+    expect(await verifier.verify(token)).toMatchObject({ principal: { name: 'seen' } });
+    away = true;
+    now += 60_000;
+    expect(await verifier.verify(token)).toMatchObject({ principal: { name: 'seen' } });
+    away = false;
+    const unseen = await createApiKey(db, { name: 'unseen', role: 'reader', namespaces: ['*'] });
+    away = true;
+    await expect(verifier.verify(unseen.token)).rejects.toThrow('the store is away');
+    await expect(new ApiKeyVerifier(store, true, () => now).anyKey()).rejects.toThrow('the store is away');
   });
 });
 

@@ -168,11 +168,17 @@ export class ApiKeyVerifier {
     const now = this.#now();
     let entry = this.#cache.get(id);
     if (!entry || now - entry.readAt > KEY_CACHE_MS) {
-      const [row] = await this.#db.query<ApiKeyRow>(
-        `SELECT id, name, role, namespaces, salt, hash, created_at AS "createdAt", expires_at AS "expiresAt",
-                revoked_at AS "revokedAt" FROM api_keys WHERE id = $1`,
-        [id],
-      );
+      const read = this.#db
+        .query<ApiKeyRow>(
+          `SELECT id, name, role, namespaces, salt, hash, created_at AS "createdAt", expires_at AS "expiresAt",
+                  revoked_at AS "revokedAt" FROM api_keys WHERE id = $1`,
+          [id],
+        )
+        .then(([row]) => row);
+      // With the store away, a key read before is judged as it was read: nobody can revoke it meanwhile (keys
+      // live in the store), and the server keeps answering what it can (reads, /metrics) through the outage.
+      // A key never read needs the store.
+      const row = entry ? await read.catch(() => entry!.row) : await read;
       if (this.#cache.size > 10_000) this.#cache.clear();
       entry = { row, readAt: now };
       this.#cache.set(id, entry);
@@ -203,7 +209,14 @@ export class ApiKeyVerifier {
     // (invalidate), so "none" need not be read again.
     const recheck = this.#anyKey === undefined || (this.#shared && now - this.#anyKey > NO_KEY_RECHECK_MS);
     if (recheck) {
-      this.#anyKey = (await anyApiKey(this.#db)) ? true : now;
+      const previous = this.#anyKey;
+      try {
+        this.#anyKey = (await anyApiKey(this.#db)) ? true : now;
+      } catch (error) {
+        // The store is away: "none" as last read holds, since a key can only be made in the store. Never
+        // read: the request waits for the store like any other (503).
+        if (previous === undefined) throw error;
+      }
     }
     return this.#anyKey === true;
   }
