@@ -20,7 +20,7 @@ import {
 import type { Db } from '../store/db.js';
 import { datasetNamed, datasetNamedOrLinked, namespaceNamed } from '../store/queries/lookup.js';
 import type { AppDeps } from './app.js';
-import { asOfParam, loadDatasetAsOf, parseAsOf } from './as-of.js';
+import { asOfParam, loadDatasetAsOf, retainedAsOf } from './as-of.js';
 import {
   datasetsJson,
   datasetVersionJson,
@@ -124,7 +124,7 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
     async (request) => {
       const { namespace, dataset } = request.params;
       const { id } = await datasetNamedOrLinked(db, state, namespace, dataset);
-      const asOf = parseAsOf(request.query.asOf);
+      const asOf = await retainedAsOf(db, request.query.asOf);
       if (!asOf) return datasetById(db, id);
       const then = await loadDatasetAsOf(deps, id, asOf);
       if (!then) {
