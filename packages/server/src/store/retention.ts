@@ -244,26 +244,22 @@ const ORPHAN_COLUMN_SIGHTINGS_SQL = `
   SELECT count(*)::int AS n FROM gone`;
 
 /**
- * Facet values of owners `$1` <= id < `$2` that no sighting names any more (never the present one of a name), and
- * the time of those still named set back to the newest sighting that names them (as a store holding only the
- * events kept would have it).
+ * Facet values of owners `$1` <= id < `$2`, last given before `$3`, that no sighting names any more; never the
+ * present value of a name (the newest row), which a store holding only older events than its witness still has.
  */
 const facetSweepSql = (values: string, sightings: string, column: string) => `
   WITH refs AS (
-    SELECT s.${column} AS id, f.name, f.hash::bigint AS hash, max(s.event_time) AS at
+    SELECT DISTINCT s.${column} AS id, f.name, f.hash::bigint AS hash
     FROM ${sightings} s CROSS JOIN LATERAL jsonb_each_text(s.facets) f(name, hash)
-    WHERE s.${column} >= $1 AND s.${column} < $2 GROUP BY 1, 2, 3),
-  stale AS (
-    SELECT v.${column} AS id, v.name, v.hash, r.at FROM ${values} v
-    LEFT JOIN refs r ON r.id = v.${column} AND r.name = v.name AND r.hash = v.hash
-    WHERE v.${column} >= $1 AND v.${column} < $2 AND v.event_time < $3 AND (r.at IS NULL OR r.at < v.event_time)
+    WHERE s.${column} >= $1 AND s.${column} < $2),
+  gone AS (
+    DELETE FROM ${values} v
+    WHERE v.${column} >= $1 AND v.${column} < $2 AND v.event_time < $3
+      AND NOT EXISTS (SELECT 1 FROM refs r WHERE r.id = v.${column} AND r.name = v.name AND r.hash = v.hash)
       AND EXISTS (SELECT 1 FROM ${values} n WHERE n.${column} = v.${column} AND n.name = v.name
-                  AND (n.event_time, n.hash) > (v.event_time, v.hash))),
-  gone AS (DELETE FROM ${values} v USING stale s
-           WHERE s.at IS NULL AND v.${column} = s.id AND v.name = s.name AND v.hash = s.hash RETURNING 1),
-  moved AS (UPDATE ${values} v SET event_time = s.at FROM stale s
-            WHERE s.at IS NOT NULL AND v.${column} = s.id AND v.name = s.name AND v.hash = s.hash RETURNING 1)
-  SELECT (SELECT count(*) FROM gone)::int AS gone, (SELECT count(*) FROM moved)::int AS moved`;
+                  AND (n.event_time, n.hash) > (v.event_time, v.hash))
+    RETURNING 1)
+  SELECT count(*)::int AS gone FROM gone`;
 
 /** Dataset versions of datasets `$1` <= id < `$2`, created before `$3`, not current and named by nothing left. */
 const DATASET_VERSIONS_SWEEP_SQL = `
