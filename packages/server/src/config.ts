@@ -127,8 +127,7 @@ export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proce
     ),
     security: resolveSecurityConfig(flags, reader),
     redaction: resolveRedactionConfig(reader),
-    retentionDays:
-      integer('retention-days', 'HEADWATER_RETENTION_DAYS', 0, 0, 1_000_000) || undefined,
+    retentionDays: integer('retention-days', 'HEADWATER_RETENTION_DAYS', 0, 0, 1_000_000) || undefined,
     retentionIntervalMs: duration('retention-interval', 'HEADWATER_RETENTION_INTERVAL', 3_600_000),
   });
 }

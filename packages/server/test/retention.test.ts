@@ -6,7 +6,14 @@ import { demoScenario } from '../src/cli/demo-scenario.js';
 import type { Queryable } from '../src/store/db.js';
 import { retentionPass, type RetentionStep } from '../src/store/retention.js';
 import type { HeadwaterServer } from '../src/server.js';
-import { opsScenario, runEvents, runId, schema, schemaScenario, streamScenario } from './analysis-scenarios.js';
+import {
+  opsScenario,
+  runEvents,
+  runId,
+  schema,
+  schemaScenario,
+  streamScenario,
+} from './analysis-scenarios.js';
 import { NS, day, historyScenario } from './history-scenario.js';
 import { backends, startServer } from './helpers/backends.js';
 import { spawnServer } from './helpers/child-server.js';
@@ -89,7 +96,8 @@ async function post(url: string, events: readonly unknown[]): Promise<void> {
 async function get(url: string, route: string, query: Record<string, string> = {}) {
   const search = new URLSearchParams(query).toString();
   const response = await fetch(`${url}${route}${search ? `?${search}` : ''}`);
-  return { status: response.status, body: (await response.json()) as unknown };
+  const body: unknown = await response.json();
+  return { status: response.status, body };
 }
 
 interface Node {
@@ -104,8 +112,9 @@ async function entities(url: string): Promise<{ datasets: Node[]; jobs: Node[] }
   for (const { name } of (body as { namespaces: { name: string }[] }).namespaces) {
     const ns = encodeURIComponent(name);
     datasets.push(
-      ...((await get(url, `/api/v1/namespaces/${ns}/datasets`, { limit: '1000' })).body as { datasets: Node[] })
-        .datasets,
+      ...(
+        (await get(url, `/api/v1/namespaces/${ns}/datasets`, { limit: '1000' })).body as { datasets: Node[] }
+      ).datasets,
     );
     jobs.push(
       ...((await get(url, `/api/v1/namespaces/${ns}/jobs`, { limit: '1000' })).body as { jobs: Node[] }).jobs,
@@ -128,14 +137,19 @@ async function answers(url: string, times: readonly (string | undefined)[]) {
     const asOf: Record<string, string> = time === undefined ? {} : { asOf: time };
     const ask = async (key: string, route: string, query: Record<string, string>) => {
       const { status, body } = await get(url, route, { ...query, ...asOf });
-      if (body && typeof body === 'object' && 'latestRuns' in body) delete (body as Record<string, unknown>).latestRuns;
+      if (body && typeof body === 'object' && 'latestRuns' in body)
+        delete (body as Record<string, unknown>).latestRuns;
       result[`${time ?? 'now'} ${key}`] = { status, body };
     };
     for (const dataset of datasets) {
       const nodeId = `dataset:${dataset.namespace}:${dataset.name}`;
       await ask(nodeId, nodePath('datasets', dataset), {});
       await ask(`lineage ${nodeId}`, '/api/v1/lineage', { nodeId, depth: '20' });
-      await ask(`columns ${nodeId}`, '/api/v1/column-lineage', { nodeId, depth: '20', withDownstream: 'true' });
+      await ask(`columns ${nodeId}`, '/api/v1/column-lineage', {
+        nodeId,
+        depth: '20',
+        withDownstream: 'true',
+      });
     }
     for (const job of jobs) {
       const nodeId = `job:${job.namespace}:${job.name}`;
@@ -236,7 +250,9 @@ describe.each(backends())('retention on the $name store', (backend) => {
     await post(main.url, EVENTS);
     before = await answers(main.url, [undefined, ...INSIDE]);
     beforeColumns = await columnLineageRows(main.server.db);
-    beforeHashes = await main.server.db.query('SELECT hash::text AS hash, event_time::text AS time FROM events');
+    beforeHashes = await main.server.db.query(
+      'SELECT hash::text AS hash, event_time::text AS time FROM events',
+    );
     const result = await retentionPass(main.server.db, new Date(CUTOFF), stepOf(main.server), {
       chunkEvents: 40,
       chunkEntities: 7,
@@ -249,7 +265,9 @@ describe.each(backends())('retention on the $name store', (backend) => {
 
   it('deletes only events older than the cutoff, and keeps every newer one', async () => {
     const left = new Set(
-      (await main.server.db.query<{ hash: string }>('SELECT hash::text AS hash FROM events')).map((r) => r.hash),
+      (await main.server.db.query<{ hash: string }>('SELECT hash::text AS hash FROM events')).map(
+        (r) => r.hash,
+      ),
     );
     const gone = beforeHashes.filter((event) => !left.has(event.hash));
     expect(gone.length).toBeGreaterThan(20);
@@ -276,7 +294,9 @@ describe.each(backends())('retention on the $name store', (backend) => {
     try {
       await post(replay.url, await storedEvents(main.server.db));
       expect(await snapshot(main.server.db)).toEqual(await snapshot(replay.server.db));
-      expect(await answers(main.url, [undefined, ...INSIDE])).toEqual(await answers(replay.url, [undefined, ...INSIDE]));
+      expect(await answers(main.url, [undefined, ...INSIDE])).toEqual(
+        await answers(replay.url, [undefined, ...INSIDE]),
+      );
     } finally {
       await replay.stop();
     }
@@ -301,7 +321,9 @@ describe.each(backends())('retention on the $name store', (backend) => {
       expect(body).toMatchObject({ code: 410, error: 'HISTORY_EXPIRED' });
       expect(JSON.stringify(body)).toContain(new Date(CUTOFF).toISOString());
     }
-    expect((await get(main.url, '/api/v1/lineage', { nodeId: `dataset:${NS}:tbl`, asOf: CUTOFF })).status).toBe(200);
+    expect(
+      (await get(main.url, '/api/v1/lineage', { nodeId: `dataset:${NS}:tbl`, asOf: CUTOFF })).status,
+    ).toBe(200);
   });
 
   it('finds nothing more to delete on a second pass', async () => {
@@ -345,9 +367,13 @@ describe.each(backends())('retention while ingest goes on, on the $name store', 
       expect(result.chunks).toBeGreaterThan(10);
       expect(batches).toBeGreaterThan(2);
       const left = new Set(
-        (await main.server.db.query<{ hash: string }>('SELECT hash::text AS hash FROM events')).map((r) => r.hash),
+        (await main.server.db.query<{ hash: string }>('SELECT hash::text AS hash FROM events')).map(
+          (r) => r.hash,
+        ),
       );
-      const postedInside = posted.filter((event) => Date.parse(event.eventTime as string) >= Date.parse(CUTOFF));
+      const postedInside = posted.filter(
+        (event) => Date.parse(event.eventTime as string) >= Date.parse(CUTOFF),
+      );
       const [count] = await main.server.db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM events WHERE run_uuid = ANY($1::uuid[])`,
         [[...new Set(postedInside.map((event) => (event.run as { runId: string }).runId))]],
@@ -421,18 +447,23 @@ describe('headwater serve --retention-days', () => {
         metrics = await (await fetch(`${child.url}/metrics`)).text();
         const rows = /headwater_retention_deleted_rows_total\{table="runs"\} (\d+)/.exec(metrics);
         if (rows && Number(rows[1]) > 0) break;
-        if (Date.now() > deadline) throw new Error(`no retention pass deleted runs:\n${metrics}\n${child.output()}`);
+        if (Date.now() > deadline)
+          throw new Error(`no retention pass deleted runs:\n${metrics}\n${child.output()}`);
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
       // Runs 1-4 go: 0 is the earliest, 5 the newest before the cutoff, 99 inside the window.
       expect(metrics).toMatch(/headwater_retention_deleted_rows_total\{table="runs"\} 4\b/);
       expect(metrics).toMatch(/headwater_retention_passes_total\{outcome="completed"\} [1-9]/);
       expect(metrics).toMatch(/headwater_retention_last_run_timestamp_seconds [1-9]/);
-      const runs = (await get(child.url, '/api/v1/namespaces/proc/jobs/nightly/runs', { limit: '100' })).body as {
+      const runs = (await get(child.url, '/api/v1/namespaces/proc/jobs/nightly/runs', { limit: '100' }))
+        .body as {
         runs: { id: string }[];
       };
       expect(runs.runs.map((run) => run.id).sort()).toEqual([0, 5, 99].map((n) => runId(7, n)).sort());
-      const old = await get(child.url, '/api/v1/lineage', { nodeId: 'dataset:proc:out', asOf: iso(daysAgo(40)) });
+      const old = await get(child.url, '/api/v1/lineage', {
+        nodeId: 'dataset:proc:out',
+        asOf: iso(daysAgo(40)),
+      });
       expect(old.status).toBe(410);
       expect(child.output()).toMatch(/retention: deleted \d+ rows older than/);
       const audit = await get(child.url, '/api/v1/audit', { action: 'retention.' });

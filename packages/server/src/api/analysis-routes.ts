@@ -342,7 +342,7 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
             at: { ...time, description: '"Now" for staleness; default: the newest event time in the store' },
           },
         },
-        response: responses(rootCauseSchema, 400, 404),
+        response: responses(rootCauseSchema, 400, 404, 410),
       },
     },
     async (request) => {
@@ -534,7 +534,7 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
             direction: { type: 'string', enum: ['upstream', 'downstream', 'both'], default: 'both' },
           },
         },
-        response: responses(graphDiffSchema, 400, 404),
+        response: responses(graphDiffSchema, 400, 404, 410),
       },
     },
     async (request) => {

@@ -118,7 +118,7 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
           'With `asOf`, the dataset as it was then: its version, schema, facets and column lineage.',
         params: params(),
         querystring: { type: 'object', properties: { asOf: asOfParam } },
-        response: responses(schemaRef('Dataset'), 400, 404),
+        response: responses(schemaRef('Dataset'), 400, 404, 410),
       },
     },
     async (request) => {

@@ -140,7 +140,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         description: 'With `asOf`, the job as it was then: its edges, runs, run states, version and facets.',
         params: params(),
         querystring: { type: 'object', properties: { asOf: asOfParam } },
-        response: responses(schemaRef('Job'), 400, 404),
+        response: responses(schemaRef('Job'), 400, 404, 410),
       },
     },
     async (request) => {

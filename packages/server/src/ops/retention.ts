@@ -52,28 +52,29 @@ export class RetentionKeeper {
       help: 'Retention passes, by outcome (completed, failed)',
       labelNames: ['outcome'],
     });
-    const keeper = this;
-    metrics.gauge({
-      name: 'headwater_retention_last_run_timestamp_seconds',
-      help: 'When the last retention pass finished (0 before the first)',
-      collect() {
-        this.set((keeper.#lastAt ?? 0) / 1000);
-      },
-    });
-    metrics.gauge({
-      name: 'headwater_retention_last_run_duration_seconds',
-      help: 'How long the last retention pass took',
-      collect() {
-        this.set((keeper.#last?.durationMs ?? 0) / 1000);
-      },
-    });
-    metrics.gauge({
-      name: 'headwater_retention_cutoff_timestamp_seconds',
-      help: 'The cutoff of the last retention pass: older history is deleted',
-      collect() {
-        this.set((keeper.#last?.cutoff.getTime() ?? 0) / 1000);
-      },
-    });
+    const gauge = (name: string, help: string, value: () => number) =>
+      metrics.gauge({
+        name,
+        help,
+        collect() {
+          this.set(value());
+        },
+      });
+    gauge(
+      'headwater_retention_last_run_timestamp_seconds',
+      'When the last retention pass finished (0 before the first)',
+      () => (this.#lastAt ?? 0) / 1000,
+    );
+    gauge(
+      'headwater_retention_last_run_duration_seconds',
+      'How long the last retention pass took',
+      () => (this.#last?.durationMs ?? 0) / 1000,
+    );
+    gauge(
+      'headwater_retention_cutoff_timestamp_seconds',
+      'The cutoff of the last retention pass: older history is deleted',
+      () => (this.#last?.cutoff.getTime() ?? 0) / 1000,
+    );
   }
 
   /** Schedules the passes: the first within a minute, then one per interval. */
@@ -115,7 +116,14 @@ export class RetentionKeeper {
       this.#passes.inc({ outcome: 'completed' });
       const total = Object.values(result.deleted).reduce((sum, rows) => sum + rows, 0);
       this.#options.log.info(
-        { retention: { cutoff: cutoff.toISOString(), deleted: result.deleted, chunks: result.chunks, ms: result.durationMs } },
+        {
+          retention: {
+            cutoff: cutoff.toISOString(),
+            deleted: result.deleted,
+            chunks: result.chunks,
+            ms: result.durationMs,
+          },
+        },
         `retention: deleted ${total} rows older than ${cutoff.toISOString()} in ${result.durationMs} ms`,
       );
       await recordAudit(this.#db, {

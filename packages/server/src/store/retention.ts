@@ -95,7 +95,12 @@ const DATASET_WITNESSES_SQL = `
         's.defines_version AND v.lifecycle_state IS NOT NULL',
         's.event_hash',
       ),
-      newest('s', 'dataset_id, kind, job_id', 'event_time DESC, seq DESC', 'job_id IS NOT NULL AND kind IN (0, 1)'),
+      newest(
+        's',
+        'dataset_id, kind, job_id',
+        'event_time DESC, seq DESC',
+        'job_id IS NOT NULL AND kind IN (0, 1)',
+      ),
       newest(
         's CROSS JOIN LATERAL jsonb_each_text(s.facets) f(name, hash)',
         's.dataset_id, f.name',
@@ -355,7 +360,9 @@ export async function retentionPass(
         const doomed =
           runs.length === 0
             ? []
-            : (await tx.query<{ uuid: string }>(DOOMED_RUNS_SQL, [runs, at, maxEvent])).map((row) => row.uuid);
+            : (await tx.query<{ uuid: string }>(DOOMED_RUNS_SQL, [runs, at, maxEvent])).map(
+                (row) => row.uuid,
+              );
         const events =
           loose.length === 0
             ? []
