@@ -354,25 +354,31 @@ export async function retentionPass(
     after = { time: last.time, id: last.id };
     const runs = [...new Set(candidates.flatMap((row) => (row.run_uuid === null ? [] : [row.run_uuid])))];
     const loose = candidates.filter((row) => row.run_uuid === null).map((row) => row.hash);
+    /** What of the chunk goes: whole runs, and events without a run that are no witnesses. */
+    const decide = async (q: Queryable) => ({
+      doomed:
+        runs.length === 0
+          ? []
+          : (await q.query<{ uuid: string }>(DOOMED_RUNS_SQL, [runs, at, maxEvent])).map((row) => row.uuid),
+      events:
+        loose.length === 0
+          ? []
+          : (
+              await q.query<{ hash: string }>(
+                `SELECT h::text AS hash FROM unnest($1::uuid[]) h
+                 WHERE NOT EXISTS (SELECT 1 FROM retention_keep k WHERE k.event_hash = h)`,
+                [loose],
+              )
+            ).map((row) => row.hash),
+    });
+    // Asked first beside ingest: a chunk of witnesses takes no turn on the writer (nor a commit-feed entry, which
+    // would drop every replica's cached answers). Ingest can only make less deletable meanwhile, never more.
+    const seen = await decide(db);
+    if (seen.doomed.length === 0 && seen.events.length === 0) continue;
     const counts = await step(
       async (tx) => {
-        // Decided under the writer's lock: no batch can add an event or a child run meanwhile.
-        const doomed =
-          runs.length === 0
-            ? []
-            : (await tx.query<{ uuid: string }>(DOOMED_RUNS_SQL, [runs, at, maxEvent])).map(
-                (row) => row.uuid,
-              );
-        const events =
-          loose.length === 0
-            ? []
-            : (
-                await tx.query<{ hash: string }>(
-                  `SELECT h::text AS hash FROM unnest($1::uuid[]) h
-                   WHERE NOT EXISTS (SELECT 1 FROM retention_keep k WHERE k.event_hash = h)`,
-                  [loose],
-                )
-              ).map((row) => row.hash);
+        // Decided again under the writer's lock: no batch can add an event or a child run meanwhile.
+        const { doomed, events } = await decide(tx);
         const counts: RetentionCounts = {};
         if (doomed.length === 0 && events.length === 0) return { counts, runs: [] as string[] };
         const parents = (
