@@ -110,10 +110,15 @@ export class RetentionKeeper {
         (fn, apply) => this.#pipeline.maintain(fn, apply),
         { stopped: () => this.#closed },
       );
-      this.#last = result;
-      this.#lastAt = Date.now();
-      for (const [table, rows] of Object.entries(result.deleted)) this.#deleted.inc({ table }, rows);
-      this.#passes.inc({ outcome: 'completed' });
+      // The audit entry first, then the log line, then the series: whoever sees the series sees the rest.
+      await recordAudit(this.#db, {
+        at: new Date(),
+        actor: 'system:retention',
+        action: 'retention.pass',
+        target: `before ${cutoff.toISOString()}`,
+        status: 0,
+        detail: JSON.stringify({ deleted: result.deleted, chunks: result.chunks, ms: result.durationMs }),
+      });
       const total = Object.values(result.deleted).reduce((sum, rows) => sum + rows, 0);
       this.#options.log.info(
         {
@@ -126,14 +131,10 @@ export class RetentionKeeper {
         },
         `retention: deleted ${total} rows older than ${cutoff.toISOString()} in ${result.durationMs} ms`,
       );
-      await recordAudit(this.#db, {
-        at: new Date(),
-        actor: 'system:retention',
-        action: 'retention.pass',
-        target: `before ${cutoff.toISOString()}`,
-        status: 0,
-        detail: JSON.stringify({ deleted: result.deleted, chunks: result.chunks, ms: result.durationMs }),
-      });
+      this.#last = result;
+      this.#lastAt = Date.now();
+      for (const [table, rows] of Object.entries(result.deleted)) this.#deleted.inc({ table }, rows);
+      this.#passes.inc({ outcome: 'completed' });
       return result;
     } catch (error) {
       this.#passes.inc({ outcome: 'failed' });
