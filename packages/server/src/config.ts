@@ -51,6 +51,13 @@ export interface ServerConfig {
   readonly security: SecurityConfig;
   /** Facet size limit and mode, SQL truncation and redaction rules at ingest (see src/ingest/redaction.ts). */
   readonly redaction: RedactionConfig;
+  /**
+   * Raw events and history older than this many days are deleted in the background, the present kept (see
+   * store/retention.ts). @default undefined (off)
+   */
+  readonly retentionDays: number | undefined;
+  /** How often a retention pass runs (the first one a minute after start, sooner if this is shorter). @default 1 h */
+  readonly retentionIntervalMs: number;
 }
 
 const LOG_LEVELS = new Set(['silent', 'error', 'warn', 'info', 'debug']);
@@ -120,6 +127,8 @@ export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proce
     ),
     security: resolveSecurityConfig(flags, reader),
     redaction: resolveRedactionConfig(reader),
+    retentionDays: integer('retention-days', 'HEADWATER_RETENTION_DAYS', 0, 0, 1_000_000) || undefined,
+    retentionIntervalMs: duration('retention-interval', 'HEADWATER_RETENTION_INTERVAL', 3_600_000),
   });
 }
 

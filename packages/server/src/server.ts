@@ -28,6 +28,7 @@ import { ForwardingFrontDoor } from './streams/proxy.js';
 import { instrumentDb, Metrics } from './ops/metrics.js';
 import { ApiKeyVerifier } from './security/keys.js';
 import { ReplicaCredential } from './security/replica-credential.js';
+import { RetentionKeeper } from './ops/retention.js';
 
 /** A running (or ready-to-listen) Headwater server. */
 export interface HeadwaterServer {
@@ -48,6 +49,8 @@ export interface HeadwaterServer {
   readonly forwarder: Forwarder | undefined;
   /** The Prometheus registry served at /metrics: other parts register their series here. */
   readonly metrics: Metrics;
+  /** The retention window's passes, when `retentionDays` is set (started by listen()). */
+  readonly retention: RetentionKeeper | undefined;
   /** What the store runs on, for the start line: "PostgreSQL 18", "PGlite" or "PostgreSQL". */
   readonly storeEngine: string;
   /** The base URL once listening. */
@@ -312,6 +315,17 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         log: app.log,
       });
     if (kafka) observeKafka(metrics, kafka);
+    const retention =
+      config.retentionDays === undefined
+        ? undefined
+        : new RetentionKeeper(db, pipeline, metrics, {
+            days: config.retentionDays,
+            intervalMs: config.retentionIntervalMs,
+            log: {
+              info: (object, message) => app.log.info(object, message),
+              error: (object, message) => app.log.error(object, message),
+            },
+          });
     let closing: Promise<void> | undefined;
     const server: HeadwaterServer = {
       app,
@@ -327,6 +341,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       kafka,
       forwarder,
       metrics,
+      retention,
       storeEngine: engineName(db),
       url: undefined,
       async listen() {
@@ -336,6 +351,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         server.url = address.replace('[::1]', 'localhost');
         await replication.advertise(config.advertiseUrl ?? server.url);
         forwarder?.start();
+        retention?.start();
         await kafka?.start().catch((error: unknown) => {
           app.log.error({ err: error }, 'Kafka ingest could not start');
           throw error;
@@ -352,6 +368,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
             await new Promise((resolve) => setTimeout(resolve, 20));
           // Stored events have their offsets committed before the pipeline stops taking events.
           await kafka?.close();
+          await retention?.close();
           await pipeline.close();
           await replication.close();
           // Sockets that went idle after close() began would hold the server open until their keep-alive

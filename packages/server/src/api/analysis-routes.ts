@@ -18,7 +18,7 @@ import { runUuidOf } from '../ingest/ids.js';
 import { latestEventTime } from '../store/queries/analysis.js';
 import type { AppDeps } from './app.js';
 import { parseNodeId, type NodeId } from './node-id.js';
-import { parseAsOf } from './as-of.js';
+import { retainedAsOf, assertRetained } from './as-of.js';
 import {
   arrayOf,
   boolean,
@@ -308,7 +308,11 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
     columnGraph: deps.columnGraph.analysisView,
   };
   const timeOf = async (at: string | undefined): Promise<AnalysisTime> => {
-    if (at !== undefined) return { at: new Date(at) };
+    if (at !== undefined) {
+      const time = new Date(at);
+      await assertRetained(deps.db, time, 'at');
+      return { at: time };
+    }
     return { at: (await latestEventTime(deps.db)) ?? new Date() };
   };
 
@@ -338,7 +342,7 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
             at: { ...time, description: '"Now" for staleness; default: the newest event time in the store' },
           },
         },
-        response: responses(rootCauseSchema, 400, 404),
+        response: responses(rootCauseSchema, 400, 404, 410),
       },
     },
     async (request) => {
@@ -530,7 +534,7 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
             direction: { type: 'string', enum: ['upstream', 'downstream', 'both'], default: 'both' },
           },
         },
-        response: responses(graphDiffSchema, 400, 404),
+        response: responses(graphDiffSchema, 400, 404, 410),
       },
     },
     async (request) => {
@@ -540,8 +544,8 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
         throw new HeadwaterError('INVALID_NODE_ID', 'A graph diff starts at a dataset or a job.');
       }
       const start = resolveAnalysisNode(deps.state, parsed) as GraphNode;
-      const from = parseAsOf(request.query.from, 'from')!;
-      const to = parseAsOf(request.query.to, 'to') ?? (await timeOf(undefined)).at;
+      const from = (await retainedAsOf(deps.db, request.query.from, 'from'))!;
+      const to = (await retainedAsOf(deps.db, request.query.to, 'to')) ?? (await timeOf(undefined)).at;
       return graphDiff(source, { start, from, to, depth, direction });
     },
   );

@@ -1,6 +1,8 @@
 import { HeadwaterError } from '../errors.js';
 import { datasetVersionUuid, jobVersionUuid, simpleJobName } from '../ingest/derive.js';
+import type { Queryable } from '../store/db.js';
 import { DESCRIBING_FACETS } from '../store/model-state.js';
+import { historyFrom } from '../store/retention.js';
 import { columnLineageInto, datasetTags, type DatasetRecord } from '../store/queries/datasets.js';
 import {
   datasetsAsOf,
@@ -57,6 +59,33 @@ export function parseAsOf(value: string | undefined, name = 'asOf'): Date | unde
     );
   }
   return new Date(time);
+}
+
+/**
+ * {@link parseAsOf}, refused with HISTORY_EXPIRED (410) when the time is before the retention window's horizon
+ * (store/retention.ts): the history before it is partly deleted, and a truncated past would look like a real one.
+ */
+export async function retainedAsOf(
+  db: Queryable,
+  value: string | undefined,
+  name = 'asOf',
+): Promise<Date | undefined> {
+  const at = parseAsOf(value, name);
+  if (at !== undefined) await assertRetained(db, at, name);
+  return at;
+}
+
+/** Throws HISTORY_EXPIRED when `at` is before the retention horizon. */
+export async function assertRetained(db: Queryable, at: Date, name = 'asOf'): Promise<void> {
+  const from = await historyFrom(db);
+  if (from !== undefined && at.getTime() < from.getTime()) {
+    throw new HeadwaterError(
+      'HISTORY_EXPIRED',
+      `${name} ${at.toISOString()} is before ${from.toISOString()}: the retention window (serve --retention-days) ` +
+        'has deleted part of the history before then, so the store cannot say what it was. Ask for a time at or ' +
+        `after ${from.toISOString()}.`,
+    );
+  }
 }
 
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);

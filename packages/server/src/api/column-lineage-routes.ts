@@ -5,7 +5,7 @@ import { findDatasets } from '../store/queries/datasets.js';
 import { compareText as compare, datasetNamedOrLinked, jobNamed } from '../store/queries/lookup.js';
 import type { AppDeps } from './app.js';
 import { parseNodeId } from './node-id.js';
-import { asOfParam, loadDatasetRecordsAsOf, parseAsOf } from './as-of.js';
+import { asOfParam, loadDatasetRecordsAsOf, retainedAsOf } from './as-of.js';
 import { upperCaseQuery } from './shapes.js';
 
 interface ColumnLineageQuery {
@@ -58,7 +58,7 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
       // Marquez's quirk (ColumnLineageService): inEdges carry the node as origin. Its UI compensates, so the
       // Marquez-compatible default keeps it; Headwater's explorer asks for edges=lineage.
       const marquezEdges = request.query.edges === 'MARQUEZ';
-      const asOf = parseAsOf(request.query.asOf);
+      const asOf = await retainedAsOf(db, request.query.asOf);
       const at = asOf?.getTime();
       const node = parseNodeId(request.query.nodeId);
       if ('version' in node && node.version !== undefined && withDownstream) {

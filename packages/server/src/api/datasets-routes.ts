@@ -20,7 +20,7 @@ import {
 import type { Db } from '../store/db.js';
 import { datasetNamed, datasetNamedOrLinked, namespaceNamed } from '../store/queries/lookup.js';
 import type { AppDeps } from './app.js';
-import { asOfParam, loadDatasetAsOf, parseAsOf } from './as-of.js';
+import { asOfParam, loadDatasetAsOf, retainedAsOf } from './as-of.js';
 import {
   datasetsJson,
   datasetVersionJson,
@@ -118,13 +118,13 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
           'With `asOf`, the dataset as it was then: its version, schema, facets and column lineage.',
         params: params(),
         querystring: { type: 'object', properties: { asOf: asOfParam } },
-        response: responses(schemaRef('Dataset'), 400, 404),
+        response: responses(schemaRef('Dataset'), 400, 404, 410),
       },
     },
     async (request) => {
       const { namespace, dataset } = request.params;
       const { id } = await datasetNamedOrLinked(db, state, namespace, dataset);
-      const asOf = parseAsOf(request.query.asOf);
+      const asOf = await retainedAsOf(db, request.query.asOf);
       if (!asOf) return datasetById(db, id);
       const then = await loadDatasetAsOf(deps, id, asOf);
       if (!then) {

@@ -16,7 +16,7 @@ import { countJobRuns, listJobRuns } from '../store/queries/runs.js';
 import type { Db } from '../store/db.js';
 import type { AppDeps } from './app.js';
 import { readableNamespaces } from './visibility.js';
-import { asOfParam, loadJobAsOf, parseAsOf } from './as-of.js';
+import { asOfParam, loadJobAsOf, retainedAsOf } from './as-of.js';
 import {
   jobsJson,
   jobVersionJson,
@@ -140,13 +140,13 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         description: 'With `asOf`, the job as it was then: its edges, runs, run states, version and facets.',
         params: params(),
         querystring: { type: 'object', properties: { asOf: asOfParam } },
-        response: responses(schemaRef('Job'), 400, 404),
+        response: responses(schemaRef('Job'), 400, 404, 410),
       },
     },
     async (request) => {
       const { namespace, job } = request.params;
       const id = jobNamed(state, namespace, job).id;
-      const asOf = parseAsOf(request.query.asOf);
+      const asOf = await retainedAsOf(db, request.query.asOf);
       if (!asOf) return jobById(db, id);
       const then = await loadJobAsOf(deps, id, asOf);
       if (!then)

@@ -7,7 +7,7 @@ import { compareText as compare, datasetNamedOrLinked, jobNamed } from '../store
 import type { AppDeps } from './app.js';
 import { nodeIdOf, parseNodeId } from './node-id.js';
 import { NodeDataCache } from './node-data-cache.js';
-import { asOfParam, loadDatasetNodeDataAsOf, loadJobNodeDataAsOf, parseAsOf } from './as-of.js';
+import { asOfParam, loadDatasetNodeDataAsOf, loadJobNodeDataAsOf, retainedAsOf } from './as-of.js';
 import { loadDatasetNodeData, loadJobNodeData } from './shapes.js';
 
 interface LineageQuery {
@@ -82,7 +82,7 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
     async (request, reply) => {
       const start = await resolveNode(db, state, request.query.nodeId);
       const direction = request.query.direction?.toLowerCase() as LineageDirection | undefined;
-      const asOf = parseAsOf(request.query.asOf);
+      const asOf = await retainedAsOf(db, request.query.asOf);
       const { depth } = request.query;
       const at = asOf?.getTime();
       const subgraph =

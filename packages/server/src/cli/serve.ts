@@ -25,6 +25,8 @@ export async function serveCommand(args: string[]): Promise<number> {
       'forward-config': { type: 'string' },
       ...KAFKA_FLAG_OPTIONS,
       'stale-run-after': { type: 'string' },
+      'retention-days': { type: 'string' },
+      'retention-interval': { type: 'string' },
       ...securityFlags,
       ...redactionFlags,
     },

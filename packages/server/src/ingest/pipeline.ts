@@ -221,6 +221,31 @@ export class IngestPipeline {
   }
 
   /**
+   * Runs a maintenance write (a chunk of retention) like {@link exclusive}, but in one transaction with its
+   * commit-feed entry, fenced by the writer's epoch: it commits whole or not at all. `apply` then brings the
+   * writer's mirror in step, only once the write has committed (a mirror that dropped a version the store still
+   * holds would give it a second id).
+   */
+  maintain<T>(fn: (tx: Queryable) => Promise<T>, apply: (result: T, state: ModelState) => void): Promise<T> {
+    return this.#locked(async () => {
+      await Promise.all(this.#writes);
+      const epoch = this.#writerEpoch();
+      let seq: number | undefined;
+      try {
+        const result = await this.#db.transaction(async (tx) => {
+          const value = await fn(tx);
+          seq = await recordExclusiveWrite(tx, epoch, { kind: 'retention' });
+          return value;
+        });
+        apply(result, this.#state);
+        return result;
+      } finally {
+        for (const listener of this.#exclusiveListeners) listener(seq);
+      }
+    });
+  }
+
+  /**
    * Registers a listener called after each {@link exclusive} write (e.g. to drop caches it may stale), with the
    * write's number in the commit feed (undefined if it failed).
    */

@@ -184,6 +184,9 @@ export class ReadSide {
           this.#onError(error, 'could not refresh the lineage of jobs whose cutoff moved back');
         }
       }
+    } else if (entry.kind === 'retention') {
+      // Only history went: names, flags and the graph of now are as they were; cached answers may not be.
+      for (const listener of this.#exclusiveListeners) listener();
     } else {
       // Its effect cannot be derived from the entry: read the names and flags again, and swap them in at once.
       const fresh = await ReadModel.load(this.#db);

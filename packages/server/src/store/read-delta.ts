@@ -36,9 +36,14 @@ export interface ReadDelta {
   readonly columnEdges: [number, string, number, string, string, string, string | null, boolean, Ms][];
 }
 
-/** An entry of the commit feed: a committed batch, or a write that did not come from events (tags, deletes). */
+/**
+ * An entry of the commit feed: a committed batch, a write that did not come from events (tags, deletes), or a
+ * chunk of retention (history deleted: no name, flag or edge of the present changes, only cached answers).
+ */
 export type FeedEntry =
-  { readonly kind: 'batch'; readonly delta: ReadDelta } | { readonly kind: 'exclusive' };
+  | { readonly kind: 'batch'; readonly delta: ReadDelta }
+  | { readonly kind: 'exclusive' }
+  | { readonly kind: 'retention' };
 
 /** What readDelta reads of the writer's mirror before a batch: its catalog, and the runs the batch touches. */
 export interface DeltaBase extends Catalog<NamespaceRef, EntityRef, JobRef> {

@@ -509,8 +509,12 @@ function feedWrite(epoch: number, entry: FeedEntry): BulkWrite {
  * Records a write that did not come from events (a tag, a soft delete) in the commit feed, so that replicas
  * refresh what they hold of it. Returns the entry's number.
  */
-export async function recordExclusiveWrite(db: Queryable, epoch: number): Promise<number> {
-  const returned = await bulkWrite(db, [feedWrite(epoch, { kind: 'exclusive' })]);
+export async function recordExclusiveWrite(
+  db: Queryable,
+  epoch: number,
+  entry: FeedEntry = { kind: 'exclusive' },
+): Promise<number> {
+  const returned = await bulkWrite(db, [feedWrite(epoch, entry)]);
   return returned[0]![0]!.seq as number;
 }
 
