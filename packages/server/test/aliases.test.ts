@@ -59,7 +59,10 @@ function run(
           columnLineage: {
             ...facet,
             fields: Object.fromEntries(
-              Object.entries(columns).map(([column, from]) => [column, { inputFields: from.map(inputField) }]),
+              Object.entries(columns).map(([column, from]) => [
+                column,
+                { inputFields: from.map(inputField) },
+              ]),
             ),
             ...(whole.length > 0 ? { dataset: whole.map(inputField) } : {}),
           },
@@ -106,7 +109,9 @@ function renamed(value: unknown): unknown {
 }
 
 const nodeId = (ref: Ref) => `dataset:${ref.namespace}:${ref.name}`;
-const JOBS = ['spark:load_orders', 'legacy:copy_orders', 'dbt:orders_mart', 'dbt:audit'].map((j) => `job:${j}`);
+const JOBS = ['spark:load_orders', 'legacy:copy_orders', 'dbt:orders_mart', 'dbt:audit'].map(
+  (j) => `job:${j}`,
+);
 const DATASETS = [RAW, LEGACY, B, MART, AUDIT].map(nodeId);
 
 interface LineageNode {
@@ -176,7 +181,7 @@ function questions(): { path: string; shape: (body: never) => unknown }[] {
         const query = new URLSearchParams({ nodeId: node, depth: '20' });
         if (direction) query.set('direction', direction);
         if (asOf) query.set('asOf', asOf);
-        list.push({ path: `/api/v1/lineage?${query}`, shape: lineageShape });
+        list.push({ path: `/api/v1/lineage?${query.toString()}`, shape: lineageShape });
       }
     }
   }
@@ -184,13 +189,16 @@ function questions(): { path: string; shape: (body: never) => unknown }[] {
     for (const asOf of [undefined, BETWEEN]) {
       const query = new URLSearchParams({ nodeId: node, withDownstream: 'true', edges: 'lineage' });
       if (asOf) query.set('asOf', asOf);
-      list.push({ path: `/api/v1/column-lineage?${query}`, shape: columnShape });
+      list.push({ path: `/api/v1/column-lineage?${query.toString()}`, shape: columnShape });
     }
   }
   for (const node of [`datasetField:${RAW.namespace}:${RAW.name}:amt`, nodeId(RAW), nodeId(LEGACY)])
     list.push({ path: `/api/v1/analysis/impact?nodeId=${encodeURIComponent(node)}`, shape: (body) => body });
   for (const node of [nodeId(MART), `datasetField:${MART.namespace}:${MART.name}:total`, nodeId(AUDIT)])
-    list.push({ path: `/api/v1/analysis/root-cause?nodeId=${encodeURIComponent(node)}`, shape: (body) => body });
+    list.push({
+      path: `/api/v1/analysis/root-cause?nodeId=${encodeURIComponent(node)}`,
+      shape: (body) => body,
+    });
   return list;
 }
 
@@ -217,7 +225,11 @@ describe.each(backends())('dataset aliases on the $name store', (backend) => {
       },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     });
-    return { status: response.statusCode, body: response.body ? response.json() : undefined, text: response.body };
+    return {
+      status: response.statusCode,
+      body: response.body ? response.json() : undefined,
+      text: response.body,
+    };
   };
   const answers = async (ctx: typeof joined, rename: (path: string) => string = (path) => path) => {
     const result: Record<string, unknown> = {};
@@ -274,11 +286,17 @@ describe.each(backends())('dataset aliases on the $name store', (backend) => {
 
   it('says on each dataset what it is an alias of and what its aliases are, lists them, and searches by either name', async () => {
     const dataset = (ref: Ref) =>
-      call(joined, 'GET', `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/datasets/${encodeURIComponent(ref.name)}`);
+      call(
+        joined,
+        'GET',
+        `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/datasets/${encodeURIComponent(ref.name)}`,
+      );
     const search = async (q: string) =>
-      ((await call(joined, 'GET', `/api/v1/search?q=${encodeURIComponent(q)}&filter=DATASET`)).body as {
-        results: { nodeId: string }[];
-      }).results.map((result) => result.nodeId);
+      (
+        (await call(joined, 'GET', `/api/v1/search?q=${encodeURIComponent(q)}&filter=DATASET`)).body as {
+          results: { nodeId: string }[];
+        }
+      ).results.map((result) => result.nodeId);
     expect(await search('warehouse/orders')).toEqual([nodeId(A)]);
 
     expect((await call(joined, 'PUT', aliasPath(A), B)).status).toBe(200);
@@ -326,7 +344,9 @@ describe.each(backends())('dataset aliases on the $name store', (backend) => {
     // RAW is A: A is itself an alias, so RAW should be an alias of B.
     const ofAlias = await put(RAW, A);
     expect(ofAlias.status).toBe(409);
-    expect(message(ofAlias)).toContain(`declare ${RAW.namespace}:${RAW.name} an alias of ${B.namespace}:${B.name}`);
+    expect(message(ofAlias)).toContain(
+      `declare ${RAW.namespace}:${RAW.name} an alias of ${B.namespace}:${B.name}`,
+    );
     // A is B and B is A: a cycle.
     const cycle = await put(B, A);
     expect(cycle.status).toBe(409);
@@ -346,7 +366,11 @@ describe.each(backends())('dataset aliases on the $name store', (backend) => {
   });
 
   it('audits declaring and removing an alias, and needs the admin role over both namespaces', async () => {
-    const admin = await call(joined, 'POST', '/api/v1/keys', { name: 'root', role: 'admin', namespaces: ['*'] });
+    const admin = await call(joined, 'POST', '/api/v1/keys', {
+      name: 'root',
+      role: 'admin',
+      namespaces: ['*'],
+    });
     expect(admin.status).toBe(201);
     const rootKey = (admin.body as { key: string }).key;
     const key = async (name: string, role: string, namespaces: string[]) => {
@@ -528,7 +552,8 @@ describe.skipIf(postgres === undefined)('dataset aliases across replicas', () =>
     };
     const writer = await start();
     const follower = await start();
-    for (const event of EVENTS) expect((await send(`${writer.url}/api/v1/lineage`, 'POST', event)).status).toBe(201);
+    for (const event of EVENTS)
+      expect((await send(`${writer.url}/api/v1/lineage`, 'POST', event)).status).toBe(201);
     await until('the follower to have the events', async () => (await joinedOn(follower)) === false);
 
     // Declared through the follower: forwarded, committed by the writer, carried to the follower by the feed.

@@ -12,7 +12,15 @@ import { compareText, datasetNamed } from '../store/queries/lookup.js';
 import type { Catalog } from '../store/read-model.js';
 import type { AppDeps } from './app.js';
 import type { EntityId } from './shapes.js';
-import { listSchema, pageParams, parseJsonBody, plainJson, responses, schemaRef, storedText } from './shapes.js';
+import {
+  listSchema,
+  pageParams,
+  parseJsonBody,
+  plainJson,
+  responses,
+  schemaRef,
+  storedText,
+} from './shapes.js';
 
 interface DatasetParams {
   namespace: string;
@@ -58,7 +66,10 @@ const nameOf = (entity: EntityId) => `${entity.namespace}:${entity.name}`;
 function assertMayAdmin(request: FastifyRequest, namespace: string): void {
   const principal = request.principal;
   if (!principal.canRead(namespace)) {
-    throw new HeadwaterError('NOT_FOUND', `Namespace '${namespace}' not found (or not visible to this caller).`);
+    throw new HeadwaterError(
+      'NOT_FOUND',
+      `Namespace '${namespace}' not found (or not visible to this caller).`,
+    );
   }
   if (!principal.canAdmin(namespace)) {
     throw new HeadwaterError(

@@ -342,7 +342,11 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
       },
     },
     async (request) => {
-      const node = resolveAnalysisNode(deps.state, parseAnalysisNodeId(request.query.nodeId, true), deps.graph.aliases);
+      const node = resolveAnalysisNode(
+        deps.state,
+        parseAnalysisNodeId(request.query.nodeId, true),
+        deps.graph.aliases,
+      );
       return rootCause(source, node, await timeOf(request.query.at));
     },
   );
@@ -371,7 +375,11 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
       },
     },
     async (request) => {
-      const node = resolveAnalysisNode(deps.state, parseAnalysisNodeId(request.query.nodeId, true), deps.graph.aliases);
+      const node = resolveAnalysisNode(
+        deps.state,
+        parseAnalysisNodeId(request.query.nodeId, true),
+        deps.graph.aliases,
+      );
       return impact(source, node, request.query.change, await timeOf(undefined));
     },
   );
@@ -497,7 +505,11 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
       },
     },
     (request) => {
-      const node = resolveAnalysisNode(deps.state, parseAnalysisNodeId(request.query.nodeId, false), deps.graph.aliases);
+      const node = resolveAnalysisNode(
+        deps.state,
+        parseAnalysisNodeId(request.query.nodeId, false),
+        deps.graph.aliases,
+      );
       const starts =
         node.kind === 'datasetField'
           ? [{ datasetId: node.datasetId, field: node.field }]

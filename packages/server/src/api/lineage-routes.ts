@@ -28,7 +28,12 @@ const texts = <T>(data: Map<number, T>) =>
   new Map([...data].map(([id, value]) => [id, JSON.stringify(value)] as const));
 
 /** Finds the dataset (by its name, a symlink or an alias) or job a nodeId names in the read model. */
-async function resolveNode(db: Db, state: ReadModel, aliases: DatasetAliases, nodeId: string): Promise<GraphNode> {
+async function resolveNode(
+  db: Db,
+  state: ReadModel,
+  aliases: DatasetAliases,
+  nodeId: string,
+): Promise<GraphNode> {
   const parsed = parseNodeId(nodeId);
   if (parsed.type === 'dataset') {
     // An alias stands for the dataset it is, which is the node the answer has.

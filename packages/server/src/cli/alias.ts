@@ -44,14 +44,21 @@ export function aliasCommand(args: string[], io?: CommandIo): Promise<number> {
     const [action, first, second] = context.positionals;
     const expect = (count: number) => {
       if (context.positionals.length !== count + 1)
-        throw new CliError(`alias ${action} takes ${count} argument${count === 1 ? '' : 's'}.\n\n${usage}`, 2);
+        throw new CliError(
+          `alias ${action} takes ${count} argument${count === 1 ? '' : 's'}.\n\n${usage}`,
+          2,
+        );
     };
     const out = context.io.stdout;
     if (action === 'list') {
       expect(0);
-      const result = await getJson<{ aliases: AliasJson[]; totalCount: number }>(context.url, '/api/v1/aliases', {
-        limit: 10_000,
-      });
+      const result = await getJson<{ aliases: AliasJson[]; totalCount: number }>(
+        context.url,
+        '/api/v1/aliases',
+        {
+          limit: 10_000,
+        },
+      );
       if (context.json) writeJson(context.io, result);
       else if (result.aliases.length === 0) out.write('No aliases.\n');
       else {
@@ -65,7 +72,10 @@ export function aliasCommand(args: string[], io?: CommandIo): Promise<number> {
       return 0;
     }
     if (action !== 'add' && action !== 'remove') {
-      throw new CliError(`unknown alias action ${JSON.stringify(action)}; use add, remove or list.\n\n${usage}`, 2);
+      throw new CliError(
+        `unknown alias action ${JSON.stringify(action)}; use add, remove or list.\n\n${usage}`,
+        2,
+      );
     }
     expect(action === 'add' ? 2 : 1);
     const alias = datasetOf(first);
@@ -78,7 +88,8 @@ export function aliasCommand(args: string[], io?: CommandIo): Promise<number> {
     if (!response.ok) throw new CliError(await errorMessageOf(response));
     const result = (await response.json()) as AliasJson;
     if (context.json) writeJson(context.io, result);
-    else if (action === 'add') out.write(`${nameOf(result.alias)} is now an alias of ${nameOf(result.dataset)}.\n`);
+    else if (action === 'add')
+      out.write(`${nameOf(result.alias)} is now an alias of ${nameOf(result.dataset)}.\n`);
     else out.write(`${nameOf(result.alias)} is no longer an alias of ${nameOf(result.dataset)}.\n`);
     return 0;
   });

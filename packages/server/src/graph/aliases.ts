@@ -66,4 +66,3 @@ export class DatasetAliases {
     this.replace(await readAliases(db));
   }
 }
-

@@ -431,7 +431,8 @@ export class ColumnGraph {
     for (const member of this.#aliases.membersOf(datasetId)) {
       for (const [input, edge] of this.#s.wholeInto.get(member) ?? []) {
         edge.kinds.forEach((kind, index) => {
-          if (at === undefined || edge.since[index]! <= at) merged.add(this.#ref(input), kind, edge.since[index]!);
+          if (at === undefined || edge.since[index]! <= at)
+            merged.add(this.#ref(input), kind, edge.since[index]!);
         });
       }
     }
@@ -554,7 +555,8 @@ export class ColumnGraph {
         kinds.forEach((kind, index) => {
           if (at === undefined || since[index]! <= at) transformations.push(s.kinds[kind]!);
         });
-        if (transformations.length > 0) result.push({ ...this.#ref(s.edgeIn.values[edge]!), transformations });
+        if (transformations.length > 0)
+          result.push({ ...this.#ref(s.edgeIn.values[edge]!), transformations });
       }
       return result;
     }

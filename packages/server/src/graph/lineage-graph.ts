@@ -329,7 +329,8 @@ export class LineageGraph {
         const result = new Map<number, number[]>(jobIds.map((id) => [id, []]));
         for (const row of await edgesAsOf(db, 'job', jobIds, [dir], at))
           result.get(row.job_id)?.push(row.dataset_id);
-        if (aliases.size > 0) for (const [id, list] of result) result.set(id, canonicalDatasets(aliases, list));
+        if (aliases.size > 0)
+          for (const [id, list] of result) result.set(id, canonicalDatasets(aliases, list));
         return result;
       },
       jobsOf: async (datasetIds, dir) => {

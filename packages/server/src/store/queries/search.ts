@@ -57,7 +57,8 @@ function matching(query: SearchQuery, params: unknown[]): string {
     if (namespace) conditions.push(`n.name = ${namespace}`);
     // The alias's name matches only for a caller who may read the alias's namespace: else the match would tell
     // them that a dataset of that name exists.
-    if (namespaces) conditions.push(`n.name = ANY(${namespaces}::text[]) AND an.name = ANY(${namespaces}::text[])`);
+    if (namespaces)
+      conditions.push(`n.name = ANY(${namespaces}::text[]) AND an.name = ANY(${namespaces}::text[])`);
     if (before) conditions.push(`e.updated_at < ${before}::timestamptz`);
     if (after) conditions.push(`e.updated_at > ${after}::timestamptz`);
     return `SELECT 'DATASET' AS type, e.name, n.name AS namespace, e.updated_at AS "updatedAt"
