@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.js';
 import type { ServerConfig } from './config.js';
 import { ColumnGraph } from './graph/column-graph.js';
+import { DatasetAliases } from './graph/aliases.js';
 import { LineageGraph } from './graph/lineage-graph.js';
 import { IngestFrontDoor } from './ingest/front-door.js';
 import { ingestPolicy } from './ingest/redaction.js';
@@ -188,11 +189,13 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     const applied = await ReadSide.feedEnd(db);
     const writing = (await db.lead(undefined)) !== undefined;
     const state = new ModelState();
-    const graph = new LineageGraph();
+    // Dataset aliases, joined by both graphs where they read edges (see src/graph/aliases.ts).
+    const aliases = new DatasetAliases();
+    const graph = new LineageGraph(aliases);
     // Column lineage is the largest part of the graph (millions of edges in a warehouse): it loads once the server
     // listens (or when a request first needs it), and only the requests that need it wait for it (see app.ts), so
     // a restart serves ingest and everything else seconds earlier, and nothing later than before.
-    const columnGraph = new ColumnGraph({ loaded: false });
+    const columnGraph = new ColumnGraph({ loaded: false, aliases });
     let columnLoad: Promise<void> | undefined;
     const loadColumns = () =>
       (columnLoad ??= loadColumnGraph(columnGraph, db, () => stopping, {
@@ -211,6 +214,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         : // A follower needs no writer's mirror until it takes over (the pipeline builds it then).
           ReadModel.load(db, readModel),
       graph.load(db),
+      aliases.load(db),
     ]);
     // Awaited below; if building the app fails first, the loads' failure is not one to report.
     loaded.catch(() => undefined);

@@ -44,6 +44,29 @@ describe.each(backends())('read filtering on the $name store', (backend) => {
       body: JSON.stringify(securityEvents()),
     });
     expect(await batch.json()).toMatchObject({ status: 'success' });
+    // A hidden dataset declared an alias of a visible one: the visible one's answers, search, lineage and the
+    // list of aliases must not name it to the reader.
+    const alias = { namespace: SECRET_VAULT, name: 'zzsecret_db.summary_copy' };
+    const seen = await fetch(`${ctx.url}/api/v1/lineage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        eventTime: new Date(T0).toISOString(),
+        producer: 'https://example.com/read-filtering',
+        schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent',
+        dataset: alias,
+      }),
+    });
+    expect(seen.status).toBe(201);
+    const declared = await fetch(
+      `${ctx.url}/api/v1/namespaces/${encodeURIComponent(SECRET_VAULT)}/datasets/${alias.name}/alias`,
+      {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ namespace: OPEN_LAKE, name: 'reports.summary' }),
+      },
+    );
+    expect(declared.status).toBe(200);
     admin = (await createApiKey(ctx.server.db, { name: 'admin', role: 'admin', namespaces: ['*'] })).token;
     reader = (
       await createApiKey(ctx.server.db, { name: 'reader', role: 'reader', namespaces: [VISIBLE_PATTERN] })
@@ -58,7 +81,7 @@ describe.each(backends())('read filtering on the $name store', (backend) => {
     const { sources } = await get<{ sources: { name: string }[] }>('/api/v1/sources');
     Object.assign(visible, {
       namespace: [OPEN_JOBS, OPEN_LAKE],
-      dataset: ['reports.daily', `dataset:${OPEN_LAKE}:reports.daily`],
+      dataset: ['reports.daily', 'reports.summary', `dataset:${OPEN_LAKE}:reports.daily`],
       job: ['load_report'],
       version: [...datasetVersions.versions.map((v) => v.version), jobVersions.versions[0]!.version],
       id: [OPEN_RUN],
@@ -67,10 +90,11 @@ describe.each(backends())('read filtering on the $name store', (backend) => {
         `dataset:${OPEN_LAKE}:reports.daily`,
         `job:${OPEN_JOBS}:load_report`,
         `datasetField:${OPEN_LAKE}:reports.daily:total`,
+        `dataset:${OPEN_LAKE}:reports.summary`,
       ],
       from: [OPEN_RUN, new Date(T0 - DAY).toISOString()],
       to: [OTHER_RUN, new Date(T0 + DAY).toISOString()],
-      q: ['zzsecret', 'report', 'a'],
+      q: ['zzsecret', 'report', 'a', 'summary_copy'],
     });
   });
   afterAll(async () => {

@@ -3,6 +3,7 @@
  * through narrow views. The views are the seam for time travel: an as-of analysis will pass graphs and a
  * `time.at` of the past, and every module here already bounds its SQL by `time.at`.
  */
+import type { DatasetAliases } from '../graph/aliases.js';
 import { HeadwaterError } from '../errors.js';
 import type { ColumnInput, FieldRef } from '../graph/column-graph.js';
 import type { GraphNode, LineageDirection, Subgraph } from '../graph/lineage-graph.js';
@@ -111,6 +112,7 @@ export function resolveAnalysisNode(
   node:
     | { type: 'dataset' | 'job'; namespace: string; name: string }
     | { type: 'datasetField'; namespace: string; name: string; field: string },
+  aliases?: DatasetAliases,
 ): AnalysisNode {
   const kind = node.type === 'job' ? 'job' : 'dataset';
   const namespace = state.namespaces.get(node.namespace);
@@ -124,8 +126,10 @@ export function resolveAnalysisNode(
         'search for it with GET /api/v1/search?q=<name>.',
     );
   }
-  if (node.type === 'datasetField') return { kind: 'datasetField', datasetId: row.id, field: node.field };
-  return { kind, id: row.id };
+  // An alias is analysed as the dataset it is (the graphs answer with that one).
+  const id = kind === 'dataset' && aliases ? aliases.canonicalOf(row.id) : row.id;
+  if (node.type === 'datasetField') return { kind: 'datasetField', datasetId: id, field: node.field };
+  return { kind, id };
 }
 
 /** Code-point order, the same on every platform. */

@@ -346,7 +346,11 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
       },
     },
     async (request) => {
-      const node = resolveAnalysisNode(deps.state, parseAnalysisNodeId(request.query.nodeId, true));
+      const node = resolveAnalysisNode(
+        deps.state,
+        parseAnalysisNodeId(request.query.nodeId, true),
+        deps.graph.aliases,
+      );
       return rootCause(source, node, await timeOf(request.query.at));
     },
   );
@@ -375,7 +379,11 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
       },
     },
     async (request) => {
-      const node = resolveAnalysisNode(deps.state, parseAnalysisNodeId(request.query.nodeId, true));
+      const node = resolveAnalysisNode(
+        deps.state,
+        parseAnalysisNodeId(request.query.nodeId, true),
+        deps.graph.aliases,
+      );
       return impact(source, node, request.query.change, await timeOf(undefined));
     },
   );
@@ -407,7 +415,7 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
       if (parsed.type !== 'dataset') {
         throw new HeadwaterError('INVALID_NODE_ID', 'dataset must be a dataset:<namespace>:<name> nodeId.');
       }
-      const node = resolveAnalysisNode(deps.state, parsed);
+      const node = resolveAnalysisNode(deps.state, parsed, deps.graph.aliases);
       return schemaDiff(source, (node as { id: number }).id, {
         from: request.query.from,
         to: request.query.to,
@@ -469,7 +477,7 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
       if (parsed.type !== 'job') {
         throw new HeadwaterError('INVALID_NODE_ID', 'Declared lineage is of a job: job:<namespace>:<name>.');
       }
-      const node = resolveAnalysisNode(deps.state, parsed) as GraphNode;
+      const node = resolveAnalysisNode(deps.state, parsed, deps.graph.aliases) as GraphNode;
       return declaredLineage(source, node.id, await timeOf(request.query.at));
     },
   );
@@ -501,7 +509,11 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
       },
     },
     (request) => {
-      const node = resolveAnalysisNode(deps.state, parseAnalysisNodeId(request.query.nodeId, false));
+      const node = resolveAnalysisNode(
+        deps.state,
+        parseAnalysisNodeId(request.query.nodeId, false),
+        deps.graph.aliases,
+      );
       const starts =
         node.kind === 'datasetField'
           ? [{ datasetId: node.datasetId, field: node.field }]
@@ -543,7 +555,7 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
       if (parsed.type === 'datasetField') {
         throw new HeadwaterError('INVALID_NODE_ID', 'A graph diff starts at a dataset or a job.');
       }
-      const start = resolveAnalysisNode(deps.state, parsed) as GraphNode;
+      const start = resolveAnalysisNode(deps.state, parsed, deps.graph.aliases) as GraphNode;
       const from = (await retainedAsOf(deps.db, request.query.from, 'from'))!;
       const to = (await retainedAsOf(deps.db, request.query.to, 'to')) ?? (await timeOf(undefined)).at;
       return graphDiff(source, { start, from, to, depth, direction });

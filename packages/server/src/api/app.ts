@@ -16,6 +16,7 @@ import type { Metrics } from '../ops/metrics.js';
 import type { ApiKeyVerifier } from '../security/keys.js';
 import { registerSecurity } from '../security/plugin.js';
 import type { ReplicaCredential } from '../security/replica-credential.js';
+import { registerAliasRoutes } from './aliases-routes.js';
 import { registerAnalysisRoutes } from './analysis-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { registerHttpCore } from './http-core.js';
@@ -152,6 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerReadRoutes(app, deps);
   registerLineageRoutes(app, deps);
   registerColumnLineageRoutes(app, deps);
+  registerAliasRoutes(app, deps);
   registerAnalysisRoutes(app, deps);
   registerSecurityRoutes(app, deps);
   registerWebRoutes(app, deps);

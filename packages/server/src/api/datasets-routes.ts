@@ -19,6 +19,7 @@ import {
 } from '../store/queries/datasets.js';
 import type { Db } from '../store/db.js';
 import { datasetNamed, datasetNamedOrLinked, namespaceNamed } from '../store/queries/lookup.js';
+import { aliasFieldsOf } from './aliases-routes.js';
 import type { AppDeps } from './app.js';
 import { asOfParam, loadDatasetAsOf, retainedAsOf } from './as-of.js';
 import {
@@ -125,7 +126,9 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
       const { namespace, dataset } = request.params;
       const { id } = await datasetNamedOrLinked(db, state, namespace, dataset);
       const asOf = await retainedAsOf(db, request.query.asOf);
-      if (!asOf) return datasetById(db, id);
+      // Aliases apply to every time (they repair naming), so the past answer names them too.
+      const aliases = aliasFieldsOf(request, state, graph.aliases, id);
+      if (!asOf) return { ...(await datasetById(db, id)), ...aliases };
       const then = await loadDatasetAsOf(deps, id, asOf);
       if (!then) {
         throw new HeadwaterError(
@@ -133,7 +136,7 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
           `Dataset ${namespace}:${dataset} did not exist at ${asOf.toISOString()}.`,
         );
       }
-      return then;
+      return { ...then, ...aliases };
     },
   );
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { HeadwaterError } from '../errors.js';
+import type { DatasetAliases } from '../graph/aliases.js';
 import type { GraphNode, LineageDirection } from '../graph/lineage-graph.js';
 import type { Db } from '../store/db.js';
 import type { ReadModel } from '../store/read-model.js';
@@ -26,11 +27,19 @@ interface Edge {
 const texts = <T>(data: Map<number, T>) =>
   new Map([...data].map(([id, value]) => [id, JSON.stringify(value)] as const));
 
-/** Finds the dataset (by its name or a symlink) or job a nodeId names in the read model. */
-async function resolveNode(db: Db, state: ReadModel, nodeId: string): Promise<GraphNode> {
+/** Finds the dataset (by its name, a symlink or an alias) or job a nodeId names in the read model. */
+async function resolveNode(
+  db: Db,
+  state: ReadModel,
+  aliases: DatasetAliases,
+  nodeId: string,
+): Promise<GraphNode> {
   const parsed = parseNodeId(nodeId);
-  if (parsed.type === 'dataset')
-    return { kind: 'dataset', id: (await datasetNamedOrLinked(db, state, parsed.namespace, parsed.name)).id };
+  if (parsed.type === 'dataset') {
+    // An alias stands for the dataset it is, which is the node the answer has.
+    const { id } = await datasetNamedOrLinked(db, state, parsed.namespace, parsed.name);
+    return { kind: 'dataset', id: aliases.canonicalOf(id) };
+  }
   if (parsed.type === 'job') return { kind: 'job', id: jobNamed(state, parsed.namespace, parsed.name).id };
   throw new HeadwaterError(
     'INVALID_NODE_ID',
@@ -80,7 +89,7 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
       },
     },
     async (request, reply) => {
-      const start = await resolveNode(db, state, request.query.nodeId);
+      const start = await resolveNode(db, state, graph.aliases, request.query.nodeId);
       const direction = request.query.direction?.toLowerCase() as LineageDirection | undefined;
       const asOf = await retainedAsOf(db, request.query.asOf);
       const { depth } = request.query;

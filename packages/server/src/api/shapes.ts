@@ -128,6 +128,10 @@ export interface DatasetJson extends DatasetNodeData {
   facets: Facets;
   /** The last lifecycle state was DROP (not the soft delete). */
   deleted: boolean;
+  /** The dataset this one is an alias of (a Headwater addition, left out when it is none). */
+  aliasOf?: EntityId;
+  /** The aliases of this dataset (a Headwater addition, left out when there are none). */
+  aliases?: EntityId[];
 }
 
 /** Marquez's DatasetVersion. */
@@ -1051,9 +1055,28 @@ export const sharedSchemas = titled([
         },
         facets,
         deleted: { type: 'boolean', description: 'The last lifecycle state was DROP' },
+        aliasOf: {
+          ...ref('EntityId'),
+          description:
+            'Headwater: the dataset this one was declared an alias of (lineage shows that one instead); ' +
+            'left out when it is no alias',
+        },
+        aliases: {
+          type: 'array',
+          items: ref('EntityId'),
+          description: 'Headwater: the datasets declared aliases of this one; left out when there are none',
+        },
       },
-      ['columnLineage', 'datasetInputFields'],
+      ['columnLineage', 'datasetInputFields', 'aliasOf', 'aliases'],
     ),
+  },
+  {
+    $id: 'Alias',
+    ...object({
+      alias: ref('EntityId'),
+      dataset: { ...ref('EntityId'), description: 'The dataset the alias is' },
+      createdAt: time,
+    }),
   },
   {
     $id: 'DatasetVersion',

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { HeadwaterError } from '../errors.js';
+import { aliasCommand } from './alias.js';
 import { declaredCommand } from './declared.js';
 import { demoCommand } from './demo.js';
 import { diffCommand } from './diff.js';
@@ -29,6 +30,7 @@ Usage:
   headwater schema-diff DATASET [--from VERSION --to VERSION] [--json] [--url URL]
   headwater diff RUN_A RUN_B [--json] [--url URL]
   headwater declared JOB [--at TIME] [--fail-on any] [--json] [--url URL]
+  headwater alias add ALIAS DATASET | remove ALIAS | list [--json] [--url URL]   (dataset:<namespace>:<name>)
   headwater keys create --name NAME --role reader|writer|admin --namespaces PATTERN [--expires 90d] | list | revoke ID
   headwater audit [--since TIME] [--actor key:ID] [--action PREFIX] [--json]
   headwater --help`;
@@ -44,6 +46,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   'schema-diff': schemaDiffCommand,
   diff: diffCommand,
   declared: declaredCommand,
+  alias: aliasCommand,
   keys: keysCommand,
   audit: auditCommand,
 };

@@ -4,6 +4,7 @@ import { MS, type Ms } from '../store/model-state.js';
 import { readAll, selectColumns } from '../store/paged-read.js';
 import { float64s, int32s } from './growable.js';
 import { HeadwaterError } from '../errors.js';
+import { DatasetAliases } from './aliases.js';
 
 /** A column: dataset id and field name. */
 export interface FieldRef {
@@ -129,9 +130,13 @@ class Storage {
  * lineage runs to millions of edges: a Map of objects per edge cost 1.6 KB each and seconds to load, an array of
  * edge ids per column 200 bytes a column, and JavaScript arrays of numbers twice these bytes, with the backing
  * stores left behind by each growth as garbage at start.
+ *
+ * Dataset aliases are joined where edges are read, as in the lineage graph: the columns of a dataset are those
+ * of every dataset joined with it, by name, and every column answered belongs to the canonical dataset.
  */
 export class ColumnGraph {
   #s = new Storage();
+  readonly #aliases: DatasetAliases;
   /**
    * Whether the graph holds all that is committed: false before the first load of a graph made to wait for one,
    * while a load is under way, and after one failed.
@@ -155,9 +160,11 @@ export class ColumnGraph {
   /**
    * @param options.loaded false for a graph that answers nothing until its first {@link load} is in (the
    *   server's, loaded after start); a new graph is otherwise empty and complete, for commits to build on.
+   * @param options.aliases the aliases to join (shared with the lineage graph); none by default.
    */
-  constructor(options: { loaded?: boolean } = {}) {
+  constructor(options: { loaded?: boolean; aliases?: DatasetAliases } = {}) {
     this.#complete = options.loaded ?? true;
+    this.#aliases = options.aliases ?? new DatasetAliases();
   }
 
   /** Whether the graph answers: it holds all that is committed (see {@link load}). */
@@ -420,29 +427,35 @@ export class ColumnGraph {
    */
   datasetInputsOf(datasetId: number, at?: Ms): ColumnInput[] {
     this.#loaded();
-    const result: ColumnInput[] = [];
-    for (const [input, edge] of this.#s.wholeInto.get(datasetId) ?? []) {
-      const transformations = edge.kinds
-        .filter((_, index) => at === undefined || edge.since[index]! <= at)
-        .map((kind) => this.#s.kinds[kind]!);
-      if (transformations.length > 0) result.push({ ...this.#ref(input), transformations });
+    const merged = new InputMerge(this.#s);
+    for (const member of this.#aliases.membersOf(datasetId)) {
+      for (const [input, edge] of this.#s.wholeInto.get(member) ?? []) {
+        edge.kinds.forEach((kind, index) => {
+          if (at === undefined || edge.since[index]! <= at)
+            merged.add(this.#ref(input), kind, edge.since[index]!);
+        });
+      }
     }
-    return result;
+    return merged.inputs();
   }
 
   /** The datasets a column influences as a whole (as of `at`). */
   datasetsInfluencedBy(ref: FieldRef, at?: Ms): number[] {
     this.#loaded();
-    const input = this.#columnId(ref.datasetId, ref.field);
-    if (input === undefined) return [];
-    return [...(this.#s.wholeOutOf.get(input) ?? [])].filter(
-      (dataset) =>
-        at === undefined ||
-        this.#s.wholeInto
-          .get(dataset)!
-          .get(input)!
-          .since.some((t) => t <= at),
-    );
+    const result = new Set<number>();
+    for (const input of this.#columnsNamed(ref)) {
+      for (const dataset of this.#s.wholeOutOf.get(input) ?? []) {
+        if (
+          at === undefined ||
+          this.#s.wholeInto
+            .get(dataset)!
+            .get(input)!
+            .since.some((t) => t <= at)
+        )
+          result.add(this.#aliases.canonicalOf(dataset));
+      }
+    }
+    return [...result];
   }
 
   /**
@@ -487,18 +500,42 @@ export class ColumnGraph {
     }
   }
 
+  /** A column as answered: of its canonical dataset. */
   #ref(column: number): FieldRef {
     const s = this.#s;
-    return { datasetId: s.columnDataset.values[column]!, field: s.names[s.columnName.values[column]!]! };
+    return {
+      datasetId: this.#aliases.canonicalOf(s.columnDataset.values[column]!),
+      field: s.names[s.columnName.values[column]!]!,
+    };
   }
 
-  /** Columns of a dataset that take part in column lineage (as of `at`). */
+  /** The column ids of `ref`'s field in its dataset and in every dataset joined with it. */
+  #columnsNamed(ref: FieldRef): number[] {
+    const ids: number[] = [];
+    for (const member of this.#aliases.membersOf(ref.datasetId)) {
+      const id = this.#columnId(member, ref.field);
+      if (id !== undefined) ids.push(id);
+    }
+    return ids;
+  }
+
+  /** Columns of a dataset (and of the datasets joined with it) that take part in column lineage (as of `at`). */
   fieldsOf(datasetId: number, at?: Ms): FieldRef[] {
     this.#loaded();
     const s = this.#s;
+    const members = this.#aliases.membersOf(datasetId);
     const result: FieldRef[] = [];
-    for (let id = s.firstColumn.get(datasetId) ?? -1; id >= 0; id = s.nextColumn.values[id]!) {
-      if (at === undefined || s.columnSince.values[id]! <= at) result.push(this.#ref(id));
+    const seen = new Set<string>();
+    for (const member of members) {
+      for (let id = s.firstColumn.get(member) ?? -1; id >= 0; id = s.nextColumn.values[id]!) {
+        if (at !== undefined && s.columnSince.values[id]! > at) continue;
+        const ref = this.#ref(id);
+        if (members.length > 1) {
+          if (seen.has(ref.field)) continue;
+          seen.add(ref.field);
+        }
+        result.push(ref);
+      }
     }
     return result;
   }
@@ -507,32 +544,48 @@ export class ColumnGraph {
   inputsOf(ref: FieldRef, at?: Ms): ColumnInput[] {
     this.#loaded();
     const s = this.#s;
-    const out = this.#columnId(ref.datasetId, ref.field);
-    if (out === undefined) return [];
-    const result: ColumnInput[] = [];
-    for (let edge = s.firstInto.values[out]!; edge >= 0; edge = s.nextInto.values[edge]!) {
-      const { kinds, since } = this.#kindsOf(edge);
-      const transformations: ColumnTransformation[] = [];
-      kinds.forEach((kind, index) => {
-        if (at === undefined || since[index]! <= at) transformations.push(s.kinds[kind]!);
-      });
-      if (transformations.length > 0) result.push({ ...this.#ref(s.edgeIn.values[edge]!), transformations });
+    if (this.#aliases.size === 0) {
+      // Without aliases each input is one edge: no merge (and none of its allocations) on the hot path.
+      const out = this.#columnId(ref.datasetId, ref.field);
+      if (out === undefined) return [];
+      const result: ColumnInput[] = [];
+      for (let edge = s.firstInto.values[out]!; edge >= 0; edge = s.nextInto.values[edge]!) {
+        const { kinds, since } = this.#kindsOf(edge);
+        const transformations: ColumnTransformation[] = [];
+        kinds.forEach((kind, index) => {
+          if (at === undefined || since[index]! <= at) transformations.push(s.kinds[kind]!);
+        });
+        if (transformations.length > 0)
+          result.push({ ...this.#ref(s.edgeIn.values[edge]!), transformations });
+      }
+      return result;
     }
-    return result;
+    const merged = new InputMerge(s);
+    for (const out of this.#columnsNamed(ref)) {
+      for (let edge = s.firstInto.values[out]!; edge >= 0; edge = s.nextInto.values[edge]!) {
+        const { kinds, since } = this.#kindsOf(edge);
+        const input = this.#ref(s.edgeIn.values[edge]!);
+        kinds.forEach((kind, index) => {
+          if (at === undefined || since[index]! <= at) merged.add(input, kind, since[index]!);
+        });
+      }
+    }
+    return merged.inputs();
   }
 
   /** The columns a column feeds (as of `at`). */
   outputsOf(ref: FieldRef, at?: Ms): FieldRef[] {
     this.#loaded();
     const s = this.#s;
-    const input = this.#columnId(ref.datasetId, ref.field);
-    if (input === undefined) return [];
-    const result: FieldRef[] = [];
-    for (let edge = s.firstOutOf.values[input]!; edge >= 0; edge = s.nextOutOf.values[edge]!) {
-      if (at === undefined || s.edgeSince.values[edge]! <= at)
-        result.push(this.#ref(s.edgeOut.values[edge]!));
+    const result = new Map<string, FieldRef>();
+    for (const input of this.#columnsNamed(ref)) {
+      for (let edge = s.firstOutOf.values[input]!; edge >= 0; edge = s.nextOutOf.values[edge]!) {
+        if (at !== undefined && s.edgeSince.values[edge]! > at) continue;
+        const output = this.#ref(s.edgeOut.values[edge]!);
+        result.set(keyOf(output.datasetId, output.field), output);
+      }
     }
-    return result;
+    return [...result.values()];
   }
 
   /**
@@ -547,7 +600,11 @@ export class ColumnGraph {
   ): Map<string, FieldRef & { distance: number }> {
     const reached = new Map<string, FieldRef & { distance: number }>();
     const walk = (up: boolean) => {
-      let frontier = starts.map((ref) => ({ ...ref, distance: 0 }));
+      let frontier = starts.map((ref) => ({
+        datasetId: this.#aliases.canonicalOf(ref.datasetId),
+        field: ref.field,
+        distance: 0,
+      }));
       for (const ref of frontier) reached.set(keyOf(ref.datasetId, ref.field), ref);
       const seen = new Set(frontier.map((ref) => keyOf(ref.datasetId, ref.field)));
       for (let distance = 1; distance <= depth && frontier.length > 0; distance++) {
@@ -568,6 +625,37 @@ export class ColumnGraph {
     walk(true);
     if (downstream) walk(false);
     return reached;
+  }
+}
+
+/**
+ * The inputs of one column gathered over the datasets joined by aliases: an input reached from several of them
+ * is one input, and its transformations one per type and subtype (the first seen keeps its description), as
+ * they would be had the events used one name.
+ */
+class InputMerge {
+  readonly #s: Storage;
+  readonly #inputs = new Map<string, { ref: FieldRef; kinds: Map<string, { kind: number; since: Ms }> }>();
+
+  constructor(storage: Storage) {
+    this.#s = storage;
+  }
+
+  add(ref: FieldRef, kind: number, since: Ms): void {
+    const key = keyOf(ref.datasetId, ref.field);
+    let input = this.#inputs.get(key);
+    if (!input) this.#inputs.set(key, (input = { ref, kinds: new Map() }));
+    const transformation = this.#s.kinds[kind]!;
+    const kindKey = `${transformation.type}\u0000${transformation.subtype}`;
+    const known = input.kinds.get(kindKey);
+    if (!known || since < known.since) input.kinds.set(kindKey, { kind, since });
+  }
+
+  inputs(): ColumnInput[] {
+    return [...this.#inputs.values()].map(({ ref, kinds }) => ({
+      ...ref,
+      transformations: [...kinds.values()].map(({ kind }) => this.#s.kinds[kind]!),
+    }));
   }
 }
 

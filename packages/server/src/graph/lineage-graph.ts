@@ -3,6 +3,7 @@ import type { Queryable } from '../store/db.js';
 import { MS, type Ms } from '../store/model-state.js';
 import { loadCutoffs, readCutoffs } from '../store/job-cutoffs.js';
 import { readAll, selectColumns } from '../store/paged-read.js';
+import { DatasetAliases } from './aliases.js';
 
 /** Which way to walk from the start node. */
 export type LineageDirection = 'upstream' | 'downstream' | 'both';
@@ -87,8 +88,14 @@ const edgesAsOfSql = (side: 'job' | 'dataset') => `
  * events. Questions about the past ({@link traverseAsOf}, {@link edgesAsOf}) are answered from the history in
  * the store, as a store holding only the events up to then would answer them. Soft deletes are of the present
  * and do not apply to the past.
+ *
+ * Dataset aliases ({@link DatasetAliases}) are joined where edges are read: a dataset's neighbours are those of
+ * every dataset joined with it, and every dataset answered is the canonical one, so a walk sees one node where
+ * the events used several names. They apply to every time, the past included: an alias repairs naming, and the
+ * lineage of any moment is then what it would have been had the events used one name throughout.
  */
 export class LineageGraph {
+  readonly #aliases: DatasetAliases;
   /** job -> dataset -> last seen, for inputs (reads) and outputs (writes). Current edges only. */
   #reads = new Map<number, Map<number, LastSeen>>();
   #writes = new Map<number, Map<number, LastSeen>>();
@@ -99,6 +106,16 @@ export class LineageGraph {
   #cutoff = new Map<number, Cutoff>();
   #hiddenJobs = new Set<number>();
   #hiddenDatasets = new Set<number>();
+
+  /** @param aliases the aliases to join (shared with the column graph and the routes); none by default. */
+  constructor(aliases: DatasetAliases = new DatasetAliases()) {
+    this.#aliases = aliases;
+  }
+
+  /** The aliases this graph joins. */
+  get aliases(): DatasetAliases {
+    return this.#aliases;
+  }
 
   /**
    * Takes over everything `other` holds, at once (synchronously, so readers never see a mix): how a replica
@@ -230,24 +247,32 @@ export class LineageGraph {
     }
   }
 
-  /** Datasets a job reads (0) or writes (1) now. */
+  /** Datasets a job reads (0) or writes (1) now (canonical ones: see {@link DatasetAliases}). */
   datasetsOf(jobId: number, direction: 0 | 1): number[] {
     if (this.#hiddenJobs.has(jobId)) return [];
     const map = (direction === 0 ? this.#reads : this.#writes).get(jobId);
     if (!map) return [];
     const result: number[] = [];
     for (const datasetId of map.keys()) if (!this.#hiddenDatasets.has(datasetId)) result.push(datasetId);
-    return result;
+    return canonicalDatasets(this.#aliases, result);
   }
 
-  /** Jobs that read (0) or write (1) a dataset now. */
+  /** Jobs that read (0) or write (1) a dataset, or any dataset joined with it by an alias, now. */
   jobsOf(datasetId: number, direction: 0 | 1): number[] {
-    if (this.#hiddenDatasets.has(datasetId)) return [];
-    const set = (direction === 0 ? this.#readers : this.#writers).get(datasetId);
-    if (!set) return [];
+    const members = this.#aliases.membersOf(datasetId);
     const result: number[] = [];
-    for (const jobId of set) if (!this.#hiddenJobs.has(jobId)) result.push(jobId);
-    return result;
+    for (const member of members) {
+      if (this.#hiddenDatasets.has(member)) continue;
+      const set = (direction === 0 ? this.#readers : this.#writers).get(member);
+      if (!set) continue;
+      for (const jobId of set) if (!this.#hiddenJobs.has(jobId)) result.push(jobId);
+    }
+    return members.length === 1 ? result : [...new Set(result)];
+  }
+
+  /** The node a walk starts from: a dataset's canonical one. */
+  #start(node: GraphNode): GraphNode {
+    return node.kind === 'dataset' ? { kind: 'dataset', id: this.#aliases.canonicalOf(node.id) } : node;
   }
 
   /**
@@ -255,7 +280,7 @@ export class LineageGraph {
    * not an undirected walk: siblings that merely share an input are not lineage).
    */
   traverse(start: GraphNode, depth: number, direction: LineageDirection): Subgraph {
-    return this.#run(walkGraph(start, depth, direction));
+    return this.#run(walkGraph(this.#start(start), depth, direction));
   }
 
   /**
@@ -265,12 +290,12 @@ export class LineageGraph {
    * a dataset (a failed sibling input, often the actual cause) are in, as the Marquez UI's "Full Graph" expects.
    */
   component(start: GraphNode, depth: number): Subgraph {
-    return this.#run(walkComponent(start, depth));
+    return this.#run(walkComponent(this.#start(start), depth));
   }
 
   /** {@link component} as of event time `at`, read from the store's history. */
   componentAsOf(db: Queryable, start: GraphNode, depth: number, at: Ms): Promise<Subgraph> {
-    return this.#runAsOf(db, at, walkComponent(start, depth));
+    return this.#runAsOf(db, at, walkComponent(this.#start(start), depth));
   }
 
   /** Runs a walk against the present graph in memory. */
@@ -293,23 +318,28 @@ export class LineageGraph {
     direction: LineageDirection,
     at: Ms,
   ): Promise<Subgraph> {
-    return this.#runAsOf(db, at, walkGraph(start, depth, direction));
+    return this.#runAsOf(db, at, walkGraph(this.#start(start), depth, direction));
   }
 
   /** Runs a walk against the history in the store as of `at`: one query per question. */
   async #runAsOf(db: Queryable, at: Ms, walk: Walk): Promise<Subgraph> {
+    const aliases = this.#aliases;
     const neighbours: AsyncNeighbours = {
       datasetsOf: async (jobIds, dir) => {
         const result = new Map<number, number[]>(jobIds.map((id) => [id, []]));
         for (const row of await edgesAsOf(db, 'job', jobIds, [dir], at))
           result.get(row.job_id)?.push(row.dataset_id);
+        if (aliases.size > 0)
+          for (const [id, list] of result) result.set(id, canonicalDatasets(aliases, list));
         return result;
       },
       jobsOf: async (datasetIds, dir) => {
+        // The walk asks of canonical datasets; the history knows the names the events used.
+        const asked = aliases.size === 0 ? datasetIds : datasetIds.flatMap((id) => aliases.membersOf(id));
         const result = new Map<number, number[]>(datasetIds.map((id) => [id, []]));
-        for (const row of await edgesAsOf(db, 'dataset', datasetIds, [dir], at)) {
-          result.get(row.dataset_id)?.push(row.job_id);
-        }
+        for (const row of await edgesAsOf(db, 'dataset', asked, [dir], at))
+          result.get(aliases.canonicalOf(row.dataset_id))?.push(row.job_id);
+        if (asked !== datasetIds) for (const [id, jobs] of result) result.set(id, [...new Set(jobs)]);
         return result;
       },
     };
@@ -326,8 +356,23 @@ export class LineageGraph {
       const edges = result.get(row.job_id);
       (row.direction === 0 ? edges?.inputs : edges?.outputs)?.push(row.dataset_id);
     }
-    return result;
+    if (this.#aliases.size === 0) return result;
+    return new Map(
+      [...result].map(([id, edges]) => [
+        id,
+        {
+          inputs: canonicalDatasets(this.#aliases, edges.inputs),
+          outputs: canonicalDatasets(this.#aliases, edges.outputs),
+        },
+      ]),
+    );
   }
+}
+
+/** `ids` with each alias replaced by its canonical dataset, once each, in first-seen order. */
+function canonicalDatasets(aliases: DatasetAliases, ids: number[]): number[] {
+  if (aliases.size === 0) return ids;
+  return [...new Set(ids.map((id) => aliases.canonicalOf(id)))];
 }
 
 interface EdgeRow {

@@ -2,6 +2,7 @@ import { ColumnGraph } from '../graph/column-graph.js';
 import { LineageGraph } from '../graph/lineage-graph.js';
 import type { Db, Queryable } from '../store/db.js';
 import type { FeedEntry, ReadDelta } from '../store/read-delta.js';
+import { readAliases } from '../store/queries/aliases.js';
 import { ReadModel } from '../store/read-model.js';
 
 /** Entries read from the commit feed per query while catching up. */
@@ -151,7 +152,9 @@ export class ReadSide {
     await graph.load(this.#db);
     const columnGraph = new ColumnGraph();
     await columnGraph.load(this.#db);
+    const aliases = await readAliases(this.#db);
     this.model.copy(model);
+    this.#graph.aliases.replace(aliases);
     this.#graph.adopt(graph);
     this.#columnGraph.adopt(columnGraph);
     this.#refresh.clear();
@@ -189,8 +192,10 @@ export class ReadSide {
       for (const listener of this.#exclusiveListeners) listener();
     } else {
       // Its effect cannot be derived from the entry: read the names and flags again, and swap them in at once.
-      const fresh = await ReadModel.load(this.#db);
+      const [fresh, aliases] = await Promise.all([ReadModel.load(this.#db), readAliases(this.#db)]);
       this.model.copy(fresh);
+      // Aliases are declared and removed by such writes (src/api/aliases-routes.ts).
+      this.#graph.aliases.replace(aliases);
       for (const row of fresh.datasets.values()) this.#graph.setHidden('dataset', row.id, row.isHidden);
       for (const row of fresh.jobs.values()) this.#graph.setHidden('job', row.id, row.isHidden);
       for (const listener of this.#exclusiveListeners) listener();

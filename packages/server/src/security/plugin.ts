@@ -30,6 +30,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who is calling and what they may do (set before any handler runs). */
     principal: Principal;
+    /** What the audit entry of this write adds to its route and path (a route sets it: an alias's two names). */
+    auditDetail: string | undefined;
   }
   interface FastifyContextConfig {
     /**
@@ -97,6 +99,7 @@ export async function registerSecurity(app: FastifyInstance, deps: SecurityDeps)
 
   // Set for every request by the first hooks below (an object default would be shared by all requests).
   app.decorateRequest('principal', null as unknown as Principal);
+  app.decorateRequest('auditDetail', undefined);
 
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -406,7 +409,7 @@ export async function registerSecurity(app: FastifyInstance, deps: SecurityDeps)
       reply.elapsedTime / 1000,
     );
     if (request.routeOptions.config.access === 'admin' && request.method !== 'GET')
-      audit(request, `${request.method} ${route}`, reply.statusCode);
+      audit(request, `${request.method} ${route}`, reply.statusCode, request.auditDetail);
     done();
   });
 }

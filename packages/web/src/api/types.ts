@@ -72,6 +72,10 @@ export interface Dataset {
   description: string | null;
   currentVersion?: string | null;
   facets?: Record<string, unknown>;
+  /** The dataset this one was declared an alias of: lineage shows that one instead. */
+  aliasOf?: DatasetId;
+  /** The datasets declared aliases of this one. */
+  aliases?: DatasetId[];
 }
 
 export interface DatasetVersion extends Omit<Dataset, 'updatedAt'> {

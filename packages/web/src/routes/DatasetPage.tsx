@@ -1,5 +1,6 @@
 import { Link, useParams } from 'react-router';
 import { api } from '../api/client.js';
+import { REDACTED } from '../api/redacted.js';
 import type { Dataset, JobNode, LineageGraphResponse } from '../api/types.js';
 import { FacetsViewer } from '../components/FacetsViewer.js';
 import { DatasetQuality } from '../components/DatasetQuality.js';
@@ -27,17 +28,22 @@ export function DatasetPage() {
 }
 
 function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) {
-  const { namespace, name } = dataset;
-  const upstream = useApi(`lineage-up:${nodeId}`, (signal) => api.lineage(nodeId, 1, 'upstream', signal));
-  const downstream = useApi(`lineage-down:${nodeId}`, (signal) =>
-    api.lineage(nodeId, 1, 'downstream', signal),
+  const { namespace, name, aliasOf } = dataset;
+  // An alias's lineage is that of the dataset it is: the server answers with that node.
+  const lineageId =
+    aliasOf && aliasOf.namespace !== REDACTED ? datasetNodeId(aliasOf.namespace, aliasOf.name) : nodeId;
+  const upstream = useApi(`lineage-up:${lineageId}`, (signal) =>
+    api.lineage(lineageId, 1, 'upstream', signal),
+  );
+  const downstream = useApi(`lineage-down:${lineageId}`, (signal) =>
+    api.lineage(lineageId, 1, 'downstream', signal),
   );
   const versions = useApi(`versions:${nodeId}`, (signal) =>
     api.datasetVersions(namespace, name, 100, signal),
   );
   const rootCause = useRootCauses([nodeId]);
-  const producers = jobsOf(upstream, nodeId, true);
-  const consumers = jobsOf(downstream, nodeId, false);
+  const producers = jobsOf(upstream, lineageId, true);
+  const consumers = jobsOf(downstream, lineageId, false);
   const quality = useApi(`quality:${nodeId}`, (signal) => api.datasetQuality(namespace, name, signal));
   const facets = dataset.facets ?? {};
   const documentation = (facets.documentation as { description?: string } | undefined)?.description;
@@ -63,6 +69,35 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
             <dd>{formatTime(dataset.lastModifiedAt)}</dd>
             <dt>Source</dt>
             <dd>{dataset.sourceName}</dd>
+            {aliasOf && (
+              <>
+                <dt>Alias of</dt>
+                <dd>
+                  {aliasOf.namespace === REDACTED ? (
+                    REDACTED
+                  ) : (
+                    <Link to={paths.dataset(aliasOf.namespace, aliasOf.name)}>
+                      {aliasOf.namespace}:{aliasOf.name}
+                    </Link>
+                  )}
+                </dd>
+              </>
+            )}
+            {dataset.aliases && (
+              <>
+                <dt>Aliases</dt>
+                <dd>
+                  {dataset.aliases.map((alias, index) => (
+                    <span key={`${alias.namespace}:${alias.name}`}>
+                      {index > 0 && ', '}
+                      <Link to={paths.dataset(alias.namespace, alias.name)}>
+                        {alias.namespace}:{alias.name}
+                      </Link>
+                    </span>
+                  ))}
+                </dd>
+              </>
+            )}
           </dl>
         </section>
         <section className="card">

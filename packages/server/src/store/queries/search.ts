@@ -50,8 +50,31 @@ function matching(query: SearchQuery, params: unknown[]): string {
             FROM ${table} e JOIN namespaces n ON n.id = e.namespace_id
             WHERE ${conditions.join(' AND ')}`;
   };
+  // A dataset declared an alias of another is found as that other one, by either name (migration 160). The
+  // anti-join and the join on the small alias table leave the name match on the trigram index.
+  const aliases = () => {
+    const conditions = ['NOT e.is_hidden', `ad.name ILIKE ${pattern}`];
+    if (namespace) conditions.push(`n.name = ${namespace}`);
+    // The alias's name matches only for a caller who may read the alias's namespace: else the match would tell
+    // them that a dataset of that name exists.
+    if (namespaces)
+      conditions.push(`n.name = ANY(${namespaces}::text[]) AND an.name = ANY(${namespaces}::text[])`);
+    if (before) conditions.push(`e.updated_at < ${before}::timestamptz`);
+    if (after) conditions.push(`e.updated_at > ${after}::timestamptz`);
+    return `SELECT 'DATASET' AS type, e.name, n.name AS namespace, e.updated_at AS "updatedAt"
+            FROM dataset_aliases a JOIN datasets ad ON ad.id = a.dataset_id
+            JOIN namespaces an ON an.id = ad.namespace_id
+            JOIN datasets e ON e.id = a.target_id JOIN namespaces n ON n.id = e.namespace_id
+            WHERE ${conditions.join(' AND ')}`;
+  };
   const branches: string[] = [];
-  if (query.filter !== 'JOB') branches.push(branch('DATASET', 'datasets'));
+  if (query.filter !== 'JOB') {
+    branches.push(
+      `(${branch('DATASET', 'datasets')}
+        AND NOT EXISTS (SELECT 1 FROM dataset_aliases x WHERE x.dataset_id = e.id)
+        UNION ${aliases()})`,
+    );
+  }
   if (query.filter !== 'DATASET') branches.push(branch('JOB', 'jobs'));
   return branches.join(' UNION ALL ');
 }
