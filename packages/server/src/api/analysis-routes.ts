@@ -267,7 +267,8 @@ const declaredLineageSchema = object({
       job: string,
       parents: {
         ...arrayOf(string),
-        description: 'The jobs of this answer it is a child job of (a node reused by two pipelines names both)',
+        description:
+          'The jobs of this answer it is a child job of (a node reused by two pipelines names both)',
       },
       declaredAt: { ...nullableTime, description: "The eventTime of the job's latest JobEvent; null: none" },
       run: nullable(object({ id: string, startedAt: nullableTime, endedAt: nullableTime })),

@@ -1,7 +1,6 @@
 import { useMemo, useRef, useState } from 'react';
 import {
   Background,
-  Controls,
   MiniMap,
   ReactFlow,
   ReactFlowProvider,
@@ -12,8 +11,10 @@ import {
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import type { WorkflowModel } from '../api/workflow.js';
-import type { LayoutResult } from '../graph/layout.js';
+import { edgeShape, type LayoutResult } from '../graph/layout.js';
 import { NODE_HEIGHT, NODE_WIDTH } from '../graph/flow-elements.js';
+import { fitToFreeArea } from '../graph/free-area.js';
+import { GraphControls } from './GraphControls.js';
 import { WorkflowDatasetGraphNode, type WorkflowDatasetNodeData } from './WorkflowDatasetGraphNode.js';
 import { WorkflowRunGraphNode, type WorkflowRunNodeData } from './WorkflowRunGraphNode.js';
 import { applyLevelOfDetail } from './LineageGraph.js';
@@ -31,6 +32,7 @@ export const WORKFLOW_NODE_SIZE = { width: NODE_WIDTH, height: NODE_HEIGHT } as 
  * layout, opens on the selected node (the failed one by default); the minimap and the controls reach the rest.
  */
 const MIN_OPENING_ZOOM = 0.4;
+/** Roughly what fitToFreeArea keeps clear, to tell whether the graph opened whole (then it needs no minimap). */
 const FIT_PADDING = 0.12;
 
 const minimapColor = (node: WorkflowFlowNode): string => {
@@ -80,8 +82,7 @@ export function WorkflowGraph({
       target,
       sourceHandle: 'out',
       targetHandle: 'in',
-      // Back to the next band's start: in steps through the gap between the bands, not across the boxes.
-      ...(x(target) <= x(source) ? { type: 'smoothstep' } : {}),
+      ...edgeShape(x(source), x(target)),
       className: failed.has(source) || failed.has(target) ? 'is-cause-path' : '',
     }));
     return { nodes, edges };
@@ -89,9 +90,11 @@ export function WorkflowGraph({
   const frame = useRef<HTMLDivElement>(null);
   // A graph that opens whole needs no minimap, which would only cover its lower right corner.
   const [whole, setWhole] = useState(false);
+  const instance = useRef<ReactFlowInstance<WorkflowFlowNode>>(undefined);
   const onInit = async (flow: ReactFlowInstance<WorkflowFlowNode>) => {
+    instance.current = flow;
     applyLevelOfDetail(frame.current, flow.getViewport());
-    await flow.fitView({ padding: FIT_PADDING, maxZoom: 1, minZoom: MIN_OPENING_ZOOM });
+    await fitToFreeArea(flow, frame.current, { maxZoom: 1, minZoom: MIN_OPENING_ZOOM });
     const at = selected === undefined ? undefined : layout.positions.get(selected);
     // The zoom the fit wanted, as xyflow computes it (the frame over the layout's size and padding).
     const element = frame.current;
@@ -126,7 +129,11 @@ export function WorkflowGraph({
           proOptions={{ hideAttribution: true }}
         >
           <Background gap={24} color="#e2e8f0" />
-          <Controls showInteractive={false} />
+          <GraphControls
+            onFit={() => {
+              if (instance.current) void fitToFreeArea(instance.current, frame.current, { maxZoom: 1 });
+            }}
+          />
           {!whole && <MiniMap<WorkflowFlowNode> pannable zoomable nodeColor={minimapColor} />}
         </ReactFlow>
       </div>
