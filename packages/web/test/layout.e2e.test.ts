@@ -130,7 +130,7 @@ describe.skipIf(!browserAvailable())('how the graphs open, in Chromium', () => {
     const captions = await page
       .getByTestId('job-node')
       .evaluateAll((nodes) =>
-        nodes.map((node) => [
+        nodes.map((node): [string, string] => [
           node.querySelector('.graph-node__full')?.textContent ?? '',
           node.querySelector('.graph-node__state')?.textContent ?? '',
         ]),

@@ -1,4 +1,4 @@
-import { ControlButton, Controls } from '@xyflow/react';
+import { ControlButton, Controls, type PanelPosition } from '@xyflow/react';
 
 /**
  * xyflow's zoom buttons with a fit button of our own: it fits the graph to the part of the frame the controls
@@ -8,13 +8,16 @@ export function GraphControls({
   onFit,
   onZoomIn,
   onZoomOut,
+  position = 'bottom-left',
 }: {
   onFit: () => void;
   onZoomIn?: () => void;
   onZoomOut?: () => void;
+  position?: PanelPosition;
 }) {
   return (
     <Controls
+      position={position}
       showInteractive={false}
       showFitView={false}
       {...(onZoomIn ? { onZoomIn } : {})}

@@ -1,4 +1,4 @@
-import type { ReactFlowInstance, Node, Edge } from '@xyflow/react';
+import { getViewportForBounds, type Edge, type Node, type ReactFlowInstance } from '@xyflow/react';
 
 /** A rectangle on screen, in pixels from the graph frame's top-left corner. */
 export interface ScreenBox {
@@ -65,17 +65,24 @@ export function freeAreaPadding(
 export const GRAPH_OVERLAYS = '.react-flow__panel, .graph-overview, [data-graph-overlay]';
 
 /**
- * Fits the graph to the part of its frame that its controls leave free (see {@link freeAreaPadding}), so that no
- * node is drawn under the zoom buttons, the minimap or the legend, at any screen size. The lineage and workflow views both fit
- * this way, on opening, on a resize and from the fit button.
+ * Fits the graph to its frame so that no node is drawn under the zoom buttons, the minimap or the legend, at any
+ * screen size: fitted with a margin alone when that leaves every control over empty space (the short last band of
+ * a wrapped chain, a ragged layered graph's empty corner), else fitted to the part of the frame the controls leave
+ * free (see {@link freeAreaPadding}). The lineage and workflow views both fit this way, on opening, on a resize and
+ * from the fit button. Returns the padding used (none when there is nothing to fit).
  */
 export async function fitToFreeArea<N extends Node, E extends Edge>(
   flow: ReactFlowInstance<N, E>,
   frame: HTMLElement | null,
-  options: { readonly maxZoom: number; readonly minZoom?: number },
-): Promise<void> {
+  options: {
+    readonly maxZoom: number;
+    readonly minZoom?: number;
+    /** Pixels between the boxes and the frame's edges or a control; default 2.5 % of the frame, at least 16. */
+    readonly margin?: number;
+  },
+): Promise<SidePadding | undefined> {
   const nodes = flow.getNodes();
-  if (!frame || nodes.length === 0) return;
+  if (!frame || nodes.length === 0) return undefined;
   const origin = frame.getBoundingClientRect();
   // The page's overlays are the frame's siblings, over it.
   const panels = [...(frame.parentElement ?? frame).querySelectorAll(GRAPH_OVERLAYS)].map((element) => {
@@ -83,16 +90,58 @@ export async function fitToFreeArea<N extends Node, E extends Edge>(
     return { x: box.left - origin.left, y: box.top - origin.top, width: box.width, height: box.height };
   });
   const size = { width: frame.clientWidth, height: frame.clientHeight };
-  // About xyflow's own default padding (0.15 of the frame, half of it a side), never less than 24 px.
-  const margin = Math.max(24, Math.round(Math.min(size.width, size.height) * 0.05));
-  const padding = freeAreaPadding(size, panels, flow.getNodesBounds(nodes), margin);
-  await flow.fitView({
-    padding: {
-      top: `${padding.top}px`,
-      right: `${padding.right}px`,
-      bottom: `${padding.bottom}px`,
-      left: `${padding.left}px`,
-    },
-    ...options,
+  const margin = options.margin ?? Math.max(16, Math.round(Math.min(size.width, size.height) * 0.025));
+  const bounds = flow.getNodesBounds(nodes);
+  const plain = { top: margin, right: margin, bottom: margin, left: margin };
+  const boxes = nodes.flatMap((node) => {
+    const internal = flow.getInternalNode(node.id);
+    if (!internal || node.type === 'group') return [];
+    const { x, y } = internal.internals.positionAbsolute;
+    return [
+      {
+        x,
+        y,
+        width: internal.measured.width ?? node.width ?? 0,
+        height: internal.measured.height ?? node.height ?? 0,
+      },
+    ];
   });
+  const clearOfPanels = (padding: SidePadding) => {
+    const view = getViewportForBounds(
+      bounds,
+      size.width,
+      size.height,
+      options.minZoom ?? 0,
+      options.maxZoom,
+      pixels(padding),
+    );
+    return boxes.every((box) => {
+      const left = view.x + box.x * view.zoom;
+      const top = view.y + box.y * view.zoom;
+      const right = left + box.width * view.zoom;
+      const bottom = top + box.height * view.zoom;
+      return panels.every(
+        (panel) =>
+          right <= panel.x ||
+          left >= panel.x + panel.width ||
+          bottom <= panel.y ||
+          top >= panel.y + panel.height,
+      );
+    });
+  };
+  const padding = clearOfPanels(plain) ? plain : freeAreaPadding(size, panels, bounds, margin);
+  await flow.fitView({
+    padding: pixels(padding),
+    maxZoom: options.maxZoom,
+    ...(options.minZoom === undefined ? {} : { minZoom: options.minZoom }),
+  });
+  return padding;
 }
+
+const pixels = (padding: SidePadding) =>
+  ({
+    top: `${padding.top}px`,
+    right: `${padding.right}px`,
+    bottom: `${padding.bottom}px`,
+    left: `${padding.left}px`,
+  }) as const;

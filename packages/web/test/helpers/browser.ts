@@ -110,9 +110,10 @@ export async function measureGraphRender(
  * screen count.
  */
 export async function nodesUnderControls(page: Page): Promise<string[]> {
-  return page.evaluate((selector) => {
+  return page.evaluate((selector: string): string[] => {
     const boxOf = (element: Element) => element.getBoundingClientRect();
     const controls = [...document.querySelectorAll(selector)].map(boxOf);
+    if (controls.length === 0) throw new Error(`No graph controls (${selector}) on the page to check.`);
     const found: string[] = [];
     for (const node of document.querySelectorAll('.react-flow__node:not(.react-flow__node-group)')) {
       const box = boxOf(node);
@@ -128,5 +129,5 @@ export async function nodesUnderControls(page: Page): Promise<string[]> {
       }
     }
     return found;
-  });
+  }, GRAPH_OVERLAYS);
 }
