@@ -97,11 +97,13 @@ export function WorkflowGraph({
     applyLevelOfDetail(frame.current, flow.getViewport());
     const padding = await fitToFreeArea(flow, frame.current, { maxZoom: 1, margin: FIT_MARGIN });
     if (!padding || flow.getZoom() >= MIN_OPENING_ZOOM) return;
-    setWhole(false);
     const at = selected === undefined ? undefined : layout.positions.get(selected);
     if (at) await flow.setCenter(at.x + NODE_WIDTH / 2, at.y + NODE_HEIGHT / 2, { zoom: MIN_OPENING_ZOOM });
     // Else where the pipeline starts: its first band, read from the top left.
     else await flow.setViewport({ x: padding.left, y: padding.top, zoom: MIN_OPENING_ZOOM });
+    // The fit kept clear of controls that a graph drawn from the top left at the readable zoom may not reach:
+    // the minimap is for a graph that still does not fit the frame.
+    setWhole(fitsFrame(flow, frame.current));
   };
   return (
     <ReactFlowProvider>
@@ -136,5 +138,18 @@ export function WorkflowGraph({
         </ReactFlow>
       </div>
     </ReactFlowProvider>
+  );
+}
+
+/** Whether every node lies inside the frame at the flow's present viewport. */
+function fitsFrame(flow: ReactFlowInstance<WorkflowFlowNode>, frame: HTMLElement | null): boolean {
+  if (!frame) return false;
+  const bounds = flow.getNodesBounds(flow.getNodes());
+  const { x, y, zoom } = flow.getViewport();
+  return (
+    x + bounds.x * zoom >= 0 &&
+    y + bounds.y * zoom >= 0 &&
+    x + (bounds.x + bounds.width) * zoom <= frame.clientWidth &&
+    y + (bounds.y + bounds.height) * zoom <= frame.clientHeight
   );
 }
