@@ -116,6 +116,9 @@ FILES = {
             pipelines = {"ingestion": ingestion.create_pipeline(), "reporting": reporting.create_pipeline(),
                          "gx": gx_check.create_pipeline(), "spark": spark.create_pipeline()}
             pipelines["__default__"] = pipelines["ingestion"] + pipelines["reporting"]
+            # Namespaces nest: the ingestion modular pipeline inside another, for the static push.
+            pipelines["nested"] = Pipeline(pipelines["ingestion"], namespace="outer",
+                                           inputs={"companies", "reviews"}, outputs={"model_input"})
             return pipelines
         """,
     f"src/{PACKAGE}/validators.py": """

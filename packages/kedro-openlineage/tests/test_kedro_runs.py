@@ -271,7 +271,8 @@ def test_static_push_sends_the_structure_before_any_run(project, headwater: Head
     push = subprocess.run([str(KEDRO), "openlineage", "push"], cwd=project.root, capture_output=True, text=True,
                           env={**project_env(project), "OPENLINEAGE_URL": headwater.url}, timeout=120, check=False)
     assert push.returncode == 0, push.stdout + push.stderr
-    assert "pushed 6 job(s) and 7 dataset(s)" in push.stdout and "13 event(s) sent, 0 spooled" in push.stdout
+    # Five nodes, the ingestion modular pipeline and the pipeline.
+    assert "pushed 7 job(s) and 7 dataset(s)" in push.stdout and "14 event(s) sent, 0 spooled" in push.stdout
     assert not (project.root / ".viz/lineage_events.json").exists()
     reachable = set()
     deadline = time.monotonic() + 10
@@ -293,7 +294,7 @@ def test_static_push_sends_the_structure_before_any_run(project, headwater: Head
                           env={**project_env(project), "OPENLINEAGE_URL": f"http://127.0.0.1:{free_port()}"},
                           timeout=120, check=False)
     assert down.returncode != 0
-    assert "0 event(s) sent, 13 spooled" in down.stdout and "kedro openlineage replay" in down.stderr
+    assert "0 event(s) sent, 14 spooled" in down.stdout and "kedro openlineage replay" in down.stderr
 
 
 def test_kedro_viz_workflow_view_reads_the_runs_its_own_hook_skips(project, headwater: Headwater) -> None:
@@ -412,14 +413,18 @@ def test_declared_against_observed_lineage_after_a_partial_run(project, headwate
     headwater.wait_for_run_state(ns, "ingestion.filter_rated", "COMPLETED")
     answer = headwater.get("/api/v1/analysis/declared-lineage", nodeId=f"job:{ns}:{PARENT}")
     runs = {event["job"]["name"]: event["run"]["runId"] for event in result.events()}
-    assert [(j["job"], j["run"] and j["run"]["id"], j["declared"], j["observed"], j["notObserved"], j["undeclared"])
-            for j in answer["jobs"]] == [
-        (f"job:{ns}:{PARENT}", runs[PARENT], 0, 0, 0, 0),
-        (f"job:{ns}:check", None, 2, 0, 2, 0),
-        (f"job:{ns}:ingestion.filter_rated", runs["ingestion.filter_rated"], 2, 2, 0, 0),
-        (f"job:{ns}:ingestion.join_reviews", None, 3, 0, 3, 0),
-        (f"job:{ns}:ingestion.type_companies", runs["ingestion.type_companies"], 2, 2, 0, 0),
-        (f"job:{ns}:summarise", None, 2, 0, 2, 0),
+    # The ingestion nodes sit under the pipeline (their runs name its run) and under its modular pipeline (the push).
+    job = lambda name: f"job:{ns}:{name}"  # noqa: E731
+    modular = f"{PARENT}.ingestion"
+    assert [(j["job"], j["parents"], j["run"] and j["run"]["id"], j["declared"], j["observed"], j["notObserved"],
+             j["undeclared"]) for j in answer["jobs"]] == [
+        (job(PARENT), [], runs[PARENT], 0, 0, 0, 0),
+        (job("check"), [job(PARENT)], None, 2, 0, 2, 0),
+        (job("ingestion.filter_rated"), [job(PARENT), job(modular)], runs["ingestion.filter_rated"], 2, 2, 0, 0),
+        (job("ingestion.join_reviews"), [job(modular)], None, 3, 0, 3, 0),
+        (job("ingestion.type_companies"), [job(PARENT), job(modular)], runs["ingestion.type_companies"], 2, 2, 0, 0),
+        (job(modular), [job(PARENT)], None, 0, 0, 0, 0),
+        (job("summarise"), [job(PARENT)], None, 2, 0, 2, 0),
     ]
     edge = lambda job, direction, name: {"job": f"job:{ns}:{job}", "direction": direction,  # noqa: E731
                                          "dataset": f"dataset:{ns}:{name}"}
@@ -430,6 +435,54 @@ def test_declared_against_observed_lineage_after_a_partial_run(project, headwate
         edge("summarise", "input", "checked"), edge("summarise", "output", "report"),
     ]
     assert answer["observedNotDeclared"] == []
+
+
+def test_declared_lineage_below_nested_modular_pipelines_and_under_every_pipeline(project, headwater) -> None:
+    ns = project.namespace
+    job = lambda name: f"job:{ns}:{name}"  # noqa: E731
+
+    def push(pipeline: str) -> None:
+        result = subprocess.run([str(KEDRO), "openlineage", "push", "--pipeline", pipeline], cwd=project.root,
+                                capture_output=True, text=True, timeout=120, check=False,
+                                env={**project_env(project), "OPENLINEAGE_URL": headwater.url})
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    def jobs(pipeline: str) -> list[tuple[str, list[str], int]]:
+        answer = headwater.get("/api/v1/analysis/declared-lineage", nodeId=job(f"lineage_demo.{pipeline}"))
+        return [(j["job"], j["parents"], j["declared"]) for j in answer["jobs"]]
+
+    # `nested` wraps the ingestion modular pipeline in another: its nodes are two levels below the pipeline.
+    push("nested")
+    outer, inner = "lineage_demo.nested.outer", "lineage_demo.nested.outer.ingestion"
+    assert jobs("nested") == [
+        (job("lineage_demo.nested"), [], 0),
+        (job(outer), [job("lineage_demo.nested")], 0),
+        (job(inner), [job(outer)], 0),
+        (job("outer.ingestion.filter_rated"), [job(inner)], 2),
+        (job("outer.ingestion.join_reviews"), [job(inner)], 3),
+        (job("outer.ingestion.type_companies"), [job(inner)], 2),
+    ]
+    # The same nodes in two registered pipelines: each pipeline lists them, through its own modular pipeline job.
+    push("__default__")
+    push("ingestion")
+    push("reporting")
+    ingestion = [job(f"ingestion.{name}") for name in ("filter_rated", "join_reviews", "type_companies")]
+    assert jobs("ingestion") == [
+        (job("lineage_demo.ingestion"), [], 0),
+        *[(name, [job("lineage_demo.ingestion.ingestion")], 3 if "join" in name else 2) for name in ingestion],
+        (job("lineage_demo.ingestion.ingestion"), [job("lineage_demo.ingestion")], 0),
+    ]
+    assert jobs("__default__") == [
+        (job(PARENT), [], 0),
+        (job("check"), [job(PARENT)], 2),
+        *[(name, [job(f"{PARENT}.ingestion")], 3 if "join" in name else 2) for name in ingestion],
+        (job(f"{PARENT}.ingestion"), [job(PARENT)], 0),
+        (job("summarise"), [job(PARENT)], 2),
+    ]
+    assert [name for name, _, _ in jobs("reporting")] == [job("lineage_demo.reporting"), job("check"),
+                                                          job("summarise")]
+    # Marquez's API has room for one parent: the newest push's.
+    assert headwater.get(f"/api/v1/namespaces/{ns}/jobs/check")["parentJobName"] == "lineage_demo.reporting"
 
 
 def test_great_expectations_results_reach_headwater(project, headwater: Headwater) -> None:

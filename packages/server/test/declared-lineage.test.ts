@@ -2,7 +2,8 @@
  * GET /api/v1/analysis/declared-lineage: a pipeline pushed as JobEvents (its nodes naming it in parentJob), then
  * run: an older run of one node read a dataset it no longer declares, its latest run reads what it declares; a
  * node writes a dataset it never declared, and a later failed run of it does not count; a node that never ran;
- * a node that ran but was never declared.
+ * a node that ran but was never declared. Then nesting: modular pipelines inside a pipeline at any depth, a node
+ * pushed under two pipelines, a pipeline pushed again without a node, and parent facets that form a cycle.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -155,6 +156,7 @@ describe.each(backends())('declared against observed lineage on the $name store'
       jobs: [
         {
           job: job(PIPELINE),
+          parents: [],
           declaredAt: at(T0),
           run: { id: pipelineRun, startedAt: at(T0 + MINUTE), endedAt: at(T0 + 7 * MINUTE) },
           declared: 0,
@@ -164,6 +166,7 @@ describe.each(backends())('declared against observed lineage on the $name store'
         },
         {
           job: job('audit'),
+          parents: [job(PIPELINE)],
           declaredAt: null,
           run: { id: extra, startedAt: at(T0 + 5 * MINUTE), endedAt: at(T0 + 6 * MINUTE) },
           declared: 0,
@@ -173,6 +176,7 @@ describe.each(backends())('declared against observed lineage on the $name store'
         },
         {
           job: job('clean'),
+          parents: [job(PIPELINE)],
           declaredAt: at(T0),
           run: { id: clean, startedAt: at(T0 + MINUTE), endedAt: at(T0 + 2 * MINUTE) },
           declared: 2,
@@ -182,6 +186,7 @@ describe.each(backends())('declared against observed lineage on the $name store'
         },
         {
           job: job('report'),
+          parents: [job(PIPELINE)],
           declaredAt: at(T0),
           run: null,
           declared: 2,
@@ -191,6 +196,7 @@ describe.each(backends())('declared against observed lineage on the $name store'
         },
         {
           job: job('train'),
+          parents: [job(PIPELINE)],
           declaredAt: at(T0),
           run: { id: train, startedAt: at(T0 + 3 * MINUTE), endedAt: at(T0 + 4 * MINUTE) },
           declared: 3,
@@ -257,5 +263,141 @@ describe.each(backends())('declared against observed lineage on the $name store'
     expect(await declared({ nodeId: dataset('raw') }, 400)).toMatchObject({ error: 'INVALID_NODE_ID' });
     expect(await declared({ nodeId: job('nope') }, 404)).toMatchObject({ error: 'NOT_FOUND' });
     expect(await declared({ nodeId: 'job:' }, 400)).toMatchObject({ error: 'INVALID_NODE_ID' });
+  });
+
+  describe('below the first level', () => {
+    // A second project: pipeline nested -> modular pipeline dp -> dp.inner -> node dp.inner.clean, and node
+    // dp.report in dp; pipeline reports pushed later with dp.report too, then again without it; ring_a and ring_b
+    // name each other as parent, and a run of ring_a names a run of the pipeline.
+    const NESTED = 'kedro://nested';
+    const nestedJob = (name: string) => `job:${NESTED}:${name}`;
+    const under = (parent: string) => ({
+      headwater_parentJob: {
+        _producer: PRODUCER,
+        _schemaURL: 'https://example.com/schemas/ParentJobFacet.json',
+        job: { namespace: NESTED, name: parent },
+      },
+    });
+    const push = (
+      time: number,
+      name: string,
+      parent: string | null,
+      inputs: string[] = [],
+      outputs: string[] = [],
+    ) => ({
+      ...jobEvent(name, [], [], parent === null ? {} : under(parent)),
+      eventTime: at(time),
+      job: { namespace: NESTED, name, facets: parent === null ? {} : under(parent) },
+      inputs: inputs.map((n) => ({ namespace: NESTED, name: n, facets: {} })),
+      outputs: outputs.map((n) => ({ namespace: NESTED, name: n, facets: {} })),
+    });
+    const nestedRun = randomUUID();
+    const ringRun = randomUUID();
+    const summary = (result: DeclaredLineageResult) =>
+      result.jobs.map((j) => [
+        j.job.slice(`job:${NESTED}:`.length),
+        j.parents.map((p) => p.slice(`job:${NESTED}:`.length)),
+        j.declared,
+      ]);
+
+    beforeAll(async () => {
+      await client.post(
+        push(T0, 'dp.inner.clean', 'nested.dp.inner', ['raw'], ['clean']),
+        push(T0, 'dp.report', 'nested.dp', ['clean'], ['report']),
+        push(T0, 'nested.dp.inner', 'nested.dp'),
+        push(T0, 'nested.dp', 'nested'),
+        push(T0, 'nested', null),
+        push(T0, 'ring_b', 'ring_a', ['ring'], []),
+        push(T0, 'ring_a', 'ring_b', [], ['ring']),
+        // The second pipeline's push, a minute later, with the same node.
+        push(T0 + MINUTE, 'dp.report', 'reports', ['clean'], ['report']),
+        push(T0 + MINUTE, 'reports', null),
+        runEvent({ eventType: 'START', time: T0, runId: nestedRun, job: 'nested', namespace: NESTED }),
+        ...[
+          ['START', T0],
+          ['COMPLETE', T0 + MINUTE],
+        ].map(([eventType, time]) =>
+          runEvent({
+            eventType: eventType as 'START',
+            time: time as number,
+            runId: ringRun,
+            job: 'ring_a',
+            namespace: NESTED,
+            outputs: [{ namespace: NESTED, name: 'ring', facets: {} }],
+            runFacets: {
+              parent: {
+                _producer: PRODUCER,
+                _schemaURL: 'https://openlineage.io/spec/facets/1-1-0/ParentRunFacet.json',
+                run: { runId: nestedRun },
+                job: { namespace: NESTED, name: 'nested' },
+              },
+            },
+          }),
+        ),
+      );
+    });
+
+    it('compares every job below a pipeline at any depth, each once, with all its parents', async () => {
+      expect(summary(await declared({ nodeId: nestedJob('nested') }))).toEqual([
+        ['nested', [], 0],
+        ['dp.inner.clean', ['nested.dp.inner'], 2],
+        ['dp.report', ['nested.dp'], 2],
+        ['nested.dp', ['nested'], 0],
+        ['nested.dp.inner', ['nested.dp'], 0],
+        ['ring_a', ['nested', 'ring_b'], 1],
+        ['ring_b', ['ring_a'], 1],
+      ]);
+      const result = await declared({ nodeId: nestedJob('nested') });
+      expect(result.declaredNotObserved.map((e) => [e.job, e.direction, e.dataset])).toEqual([
+        [nestedJob('dp.inner.clean'), 'input', `dataset:${NESTED}:raw`],
+        [nestedJob('dp.inner.clean'), 'output', `dataset:${NESTED}:clean`],
+        [nestedJob('dp.report'), 'input', `dataset:${NESTED}:clean`],
+        [nestedJob('dp.report'), 'output', `dataset:${NESTED}:report`],
+        [nestedJob('ring_b'), 'input', `dataset:${NESTED}:ring`],
+      ]);
+      // A modular pipeline in the middle answers for what is below it only.
+      expect(summary(await declared({ nodeId: nestedJob('nested.dp') }))).toEqual([
+        ['nested.dp', [], 0],
+        ['dp.inner.clean', ['nested.dp.inner'], 2],
+        ['dp.report', ['nested.dp'], 2],
+        ['nested.dp.inner', ['nested.dp'], 0],
+      ]);
+    });
+
+    it('ends on parent facets that form a cycle', async () => {
+      expect(summary(await declared({ nodeId: nestedJob('ring_b') }))).toEqual([
+        ['ring_b', [], 1],
+        ['ring_a', ['ring_b'], 1],
+      ]);
+    });
+
+    it('lists a node pushed under two pipelines under both, until a pipeline is pushed again without it', async () => {
+      expect(summary(await declared({ nodeId: nestedJob('reports') }))).toEqual([
+        ['reports', [], 0],
+        ['dp.report', ['reports'], 2],
+      ]);
+      expect(summary(await declared({ nodeId: nestedJob('nested.dp') }))).toContainEqual([
+        'dp.report',
+        ['nested.dp'],
+        2,
+      ]);
+      // jobs.parent_job_id, the one parent Marquez's API has room for, is the newest push's.
+      const node = await client.get<{ parentJobName?: string }>(
+        `/api/v1/namespaces/${encodeURIComponent(NESTED)}/jobs/dp.report`,
+      );
+      expect(node.parentJobName).toBe('reports');
+      await client.post(push(T0 + 2 * MINUTE, 'reports', null));
+      expect(summary(await declared({ nodeId: nestedJob('reports') }))).toEqual([['reports', [], 0]]);
+      expect(summary(await declared({ nodeId: nestedJob('reports'), at: at(T0 + 90_000) }))).toEqual([
+        ['reports', [], 0],
+        ['dp.report', ['reports'], 2],
+      ]);
+      // The other pipeline's push still has it.
+      expect(summary(await declared({ nodeId: nestedJob('nested') }))).toContainEqual([
+        'dp.report',
+        ['nested.dp'],
+        2,
+      ]);
+    });
   });
 });

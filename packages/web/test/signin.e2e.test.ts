@@ -141,6 +141,13 @@ describe.skipIf(!browserAvailable())('signing in to the explorer, in Chromium', 
     expect(await graph.innerText()).not.toMatch(MARKER);
     // The hidden side's nodes are placeholders: the graph's shape is true, their names are not shown.
     expect(await graph.locator('.react-flow__node', { hasText: '(redacted)' }).count()).toBe(3);
+    // A hidden job's runs are not the caller's to read: its caption says so, not that it never ran (it did).
+    const hiddenJobs = graph.getByTestId('job-node').filter({ hasText: '(redacted)' });
+    expect(await hiddenJobs.count()).toBeGreaterThan(0);
+    expect(new Set(await hiddenJobs.locator('.graph-node__state').allTextContents())).toEqual(
+      new Set(['runs hidden']),
+    );
+    expect(await graph.innerText()).not.toMatch(/never ran/i);
     expect(issuer!.grants.get('authorization_code')).toBe(1);
     const stored = async () =>
       JSON.parse((await page.evaluate((name) => sessionStorage.getItem(name), CREDENTIAL_KEY)) ?? 'null') as {

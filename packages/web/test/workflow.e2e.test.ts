@@ -4,7 +4,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { browserAvailable, screenshot } from './helpers/browser.js';
+import { browserAvailable, nodesUnderControls, screenshot, screenshotSizes } from './helpers/browser.js';
 import { openExplorer, type ExplorerSession } from './helpers/explorer.js';
 import { facet, runEventBuilder } from './helpers/run-events.js';
 
@@ -349,5 +349,16 @@ describe.skipIf(!browserAvailable())('the workflow view of a pipeline run, in Ch
     // The edge back to a band's start is a step through the gap between bands.
     expect(await page.locator('.react-flow__edge-smoothstep').count()).toBe(bands.length - 1);
     await screenshot(page, 'workflow-linear-chain');
+    // Opened at either size, whole, and no box under the zoom buttons (the bottom-left box of the last band was
+    // under them, when the fit ate its padding to reach the readable zoom).
+    for (const size of screenshotSizes) {
+      await page.setViewportSize(size);
+      await page.reload();
+      await expect.poll(() => page.getByTestId('workflow-run').count()).toBe(30);
+      await page.waitForTimeout(300);
+      expect(await page.locator('.react-flow__minimap').count()).toBe(0);
+      expect({ size, under: await nodesUnderControls(page) }).toEqual({ size, under: [] });
+    }
+    await page.setViewportSize(screenshotSizes[0]);
   });
 });

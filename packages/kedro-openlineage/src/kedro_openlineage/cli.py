@@ -62,7 +62,9 @@ def push(pipeline_name: str | None, env: str | None) -> None:
         info = describe_run({"pipeline_names": [pipeline_name] if pipeline_name else [], "run_id": "push"},
                             pipelines[name], context.catalog, project_path, settings.namespace,
                             known.package_name or project_path.name, {})
-        events = RunTracker(info, lambda event: None).structure_events()
+        tracker = RunTracker(info, lambda event: None)
+        events = tracker.structure_events()
+        jobs = len(info.nodes) + len(tracker.modular_pipelines()) + 1
     finally:
         session.close()
     # No file sink: the file holds the last run, and a push is not a run. Unsent events wait in the spool.
@@ -70,7 +72,7 @@ def push(pipeline_name: str | None, env: str | None) -> None:
     for event in events:
         emitter.emit(event)
     emitter.close()
-    click.echo(f"pushed {len(info.nodes) + 1} job(s) and {len(info.datasets)} dataset(s) to {settings.url}: "
+    click.echo(f"pushed {jobs} job(s) and {len(info.datasets)} dataset(s) to {settings.url}: "
                f"{emitter.stats['sent']} event(s) sent, {emitter.stats['spooled']} spooled")
     if emitter.stats["spooled"]:
         raise click.ClickException("The lineage server did not take every event; run `kedro openlineage replay` later.")

@@ -106,6 +106,7 @@ def describe_run(run_params: dict[str, Any], pipeline: Any, catalog: Any, projec
             inputs=list(dict.fromkeys(dataset_name(n) for n in node.inputs if not is_parameter(n))),
             outputs=list(dict.fromkeys(dataset_name(n) for n in node.outputs)),
             source_path=_source_path(node.func, git["top"] if git else None),
+            namespace=node.namespace or None,
             viz_id=viz_id(str(node)),
         )
     from kedro import __version__ as kedro_version

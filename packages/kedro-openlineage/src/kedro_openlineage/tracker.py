@@ -115,9 +115,9 @@ class KedroDatasetFacet(DatasetFacet):
 
 @attr.define
 class ParentJobFacet(JobFacet):
-    """The pipeline job a node belongs to, on the node's JobEvent (a JobEvent has no run, so no ParentRunFacet):
-    `{"job": {"namespace", "name"}}`. Headwater makes it the node's parent job, so a pushed pipeline knows its
-    nodes before any run."""
+    """The pipeline or modular pipeline job a node or modular pipeline belongs to, on its JobEvent (a JobEvent has
+    no run, so no ParentRunFacet): `{"job": {"namespace", "name"}}`. Headwater makes it one of the job's parents, so
+    a pushed pipeline knows its nodes before any run."""
 
     job: dict[str, str]
 
@@ -152,6 +152,8 @@ class NodeInfo:
     inputs: list[str]
     outputs: list[str]
     source_path: str | None = None
+    #: The node's Kedro namespace (its modular pipelines, outermost first, joined by dots); None outside any.
+    namespace: str | None = None
     #: Kedro-Viz's id of the node (sha1 of str(node)), for the Kedro-Viz events file.
     viz_id: str | None = None
 
@@ -368,25 +370,51 @@ class RunTracker:
 
     def structure_events(self) -> list[dict[str, Any]]:
         """The pipeline without a run: a DatasetEvent per dataset, a JobEvent per node (its declared inputs and
-        outputs) and one for the pipeline's job, with the same static facets the run events carry."""
+        outputs), one per modular pipeline (Kedro namespace) and one for the pipeline's job, with the same static
+        facets the run events carry. Each JobEvent but the pipeline's names its parent in `headwater_parentJob`: a
+        node its innermost modular pipeline, a modular pipeline the one around it, the outermost the pipeline."""
         time = now()
         events: list[Any] = [
             DatasetEvent(eventTime=time, producer=PRODUCER, dataset=StaticDataset(
                 namespace=self.info.namespace, name=name, facets=self._static_facets(name)))
             for name in sorted(self.info.datasets)
         ]
-        parent = _own(ParentJobFacet(job={"namespace": self.info.namespace, "name": self.info.job_name}))
         for name, node in self.info.nodes.items():
             job = self._node_job(name)
-            job.facets["headwater_parentJob"] = parent
+            job.facets["headwater_parentJob"] = self._parent_facet(node.namespace)
             events.append(JobEvent(
                 eventTime=time, producer=PRODUCER, job=job,
                 inputs=[InputDataset(namespace=self.info.namespace, name=n, facets=self._static_facets(n))
                         for n in node.inputs],
                 outputs=[OutputDataset(namespace=self.info.namespace, name=n, facets=self._static_facets(n))
                          for n in node.outputs]))
+        for namespace in self.modular_pipelines():
+            outer = namespace.rpartition(".")[0] or None
+            events.append(JobEvent(eventTime=time, producer=PRODUCER, job=Job(
+                namespace=self.info.namespace, name=self._modular_pipeline_job(namespace), facets={
+                    "jobType": _own(job_type_job.JobTypeJobFacet(processingType="BATCH", integration="KEDRO",
+                                                                 jobType="MODULAR_PIPELINE")),
+                    "headwater_parentJob": self._parent_facet(outer)})))
         events.append(JobEvent(eventTime=time, producer=PRODUCER, job=self._parent_job()))
         return [Serde.to_dict(event) for event in events]
+
+    def modular_pipelines(self) -> list[str]:
+        """Every Kedro namespace of the pipeline's nodes and each one around it (`a.b` gives `a` and `a.b`), sorted."""
+        found: set[str] = set()
+        for node in self.info.nodes.values():
+            parts = (node.namespace or "").split(".") if node.namespace else []
+            found.update(".".join(parts[:depth]) for depth in range(1, len(parts) + 1))
+        return sorted(found)
+
+    def _modular_pipeline_job(self, namespace: str) -> str:
+        # Under the pipeline's job name: one modular pipeline may sit in several registered pipelines, each with its
+        # own nodes (a filtered pipeline), and `<project>.<namespace>` would be the job of a pipeline registered
+        # under the namespace's name, as Kedro's templates do.
+        return f"{self.info.job_name}.{namespace}"
+
+    def _parent_facet(self, namespace: str | None) -> BaseFacet:
+        name = self._modular_pipeline_job(namespace) if namespace else self.info.job_name
+        return _own(ParentJobFacet(job={"namespace": self.info.namespace, "name": name}))
 
     def _static_facets(self, name: str) -> dict[str, Any]:
         info = self.info.datasets.get(name)

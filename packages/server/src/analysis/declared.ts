@@ -1,11 +1,14 @@
 /**
  * Declared against observed lineage: the inputs and outputs a job's latest JobEvent declares (a pipeline's
  * structure pushed without a run, such as `kedro openlineage push`) compared with those its latest completed run
- * read and wrote. For a parent job (a pipeline), its child jobs (its nodes: the jobs whose runs name its runs as
- * parent, or whose JobEvent names it in `headwater_parentJob`) are compared too, each against its own latest completed run.
+ * read and wrote. For a parent job (a pipeline), the jobs below it are compared too, each against its own latest
+ * completed run: its child jobs (see childJobsOf: the jobs whose runs name its runs as parent, or whose JobEvent names
+ * it in `headwater_parentJob`), their child jobs (a Kedro modular pipeline inside a pipeline, namespaces nesting), and
+ * so on at any depth. A job that sits under two of them (a node reused by two pipelines) is compared once and names
+ * both as its parents.
  */
 import {
-  childJobs,
+  childJobsOf,
   latestDeclarations,
   latestRunOfJobs,
   type RunOutcome,
@@ -23,6 +26,8 @@ export interface JobEdge {
 /** How one job's declaration and latest completed run compare. */
 export interface JobComparison {
   readonly job: string;
+  /** The jobs of this answer it is a child job of, by nodeId; empty for the job asked about. */
+  readonly parents: string[];
   /** The eventTime of the job's latest JobEvent; null when no JobEvent declared the job. */
   readonly declaredAt: string | null;
   /** The job's latest completed run (by start, as run lists order runs); null when it never completed. */
@@ -43,7 +48,7 @@ export interface JobComparison {
 export interface DeclaredLineageResult {
   readonly job: string;
   readonly at: string;
-  /** The job first, then its child jobs by nodeId. */
+  /** The job first, then every job below it (child jobs, their child jobs...) by nodeId. */
   readonly jobs: JobComparison[];
   readonly declaredNotObserved: JobEdge[];
   readonly observedNotDeclared: JobEdge[];
@@ -65,14 +70,41 @@ const runSummary = (run: RunOutcome | undefined): JobComparison['run'] =>
 const compareEdges = (a: JobEdge, b: JobEdge) =>
   compareText(a.job, b.job) || compareText(a.direction, b.direction) || compareText(a.dataset, b.dataset);
 
-/** Compares the declared and observed edges of `jobId` and its child jobs (four queries). */
+/**
+ * `jobId` and every job below it at `at`, level by level (one query a level): job id -> the ids of its parents among
+ * them. A job met again (a cycle of parent facets, or two parents) is not descended into twice, so this ends.
+ */
+async function jobsBelow(db: AnalysisSource['db'], jobId: number, at: Date): Promise<Map<number, number[]>> {
+  const parents = new Map<number, number[]>([[jobId, []]]);
+  let level = [jobId];
+  while (level.length > 0) {
+    const children = await childJobsOf(db, level, at);
+    const next: number[] = [];
+    for (const parentId of level) {
+      for (const childId of children.get(parentId) ?? []) {
+        if (childId === jobId) continue;
+        const known = parents.get(childId);
+        if (known) known.push(parentId);
+        else {
+          parents.set(childId, [parentId]);
+          next.push(childId);
+        }
+      }
+    }
+    level = next;
+  }
+  return parents;
+}
+
+/** Compares the declared and observed edges of `jobId` and every job below it (three queries, and one a level). */
 export async function declaredLineage(
   source: AnalysisSource,
   jobId: number,
   time: AnalysisTime,
 ): Promise<DeclaredLineageResult> {
   const { db, state } = source;
-  const jobIds = [jobId, ...(await childJobs(db, jobId)).filter((id) => id !== jobId)];
+  const below = await jobsBelow(db, jobId, time.at);
+  const jobIds = [...below.keys()];
   const [declarations, runs] = await Promise.all([
     latestDeclarations(db, jobIds, time.at),
     latestRunOfJobs(db, jobIds, time.at, { completed: true }),
@@ -110,6 +142,7 @@ export async function declaredLineage(
     };
     return {
       job,
+      parents: (below.get(id) ?? []).map((parentId) => jobNodeId(state, parentId)).sort(compareText),
       declaredAt: declaration?.at.toISOString() ?? null,
       run: runSummary(run),
       declared: declared.size,

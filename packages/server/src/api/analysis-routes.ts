@@ -265,6 +265,11 @@ const declaredLineageSchema = object({
   jobs: arrayOf(
     object({
       job: string,
+      parents: {
+        ...arrayOf(string),
+        description:
+          'The jobs of this answer it is a child job of (a node reused by two pipelines names both)',
+      },
       declaredAt: { ...nullableTime, description: "The eventTime of the job's latest JobEvent; null: none" },
       run: nullable(object({ id: string, startedAt: nullableTime, endedAt: nullableTime })),
       declared: integer,
@@ -455,9 +460,11 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
         description:
           "Compares the inputs and outputs of a job's latest JobEvent (its declared structure, such as a pipeline " +
           'pushed before it runs) with those its latest completed run (state COMPLETED, newest by start) read and ' +
-          'wrote. For a parent job (a pipeline), each child job (the jobs whose runs name its runs in their parent ' +
-          'facet, or whose JobEvent names it in the headwater_parentJob job facet) is compared against its own latest ' +
-          'completed run. A job that never completed observed nothing; a job without a JobEvent declared nothing.',
+          'wrote. For a parent job (a pipeline), every job below it, at any depth, is compared against its own latest ' +
+          'completed run: its child jobs (the jobs whose runs name its runs in their parent facet, or whose JobEvent ' +
+          "names it in the headwater_parentJob job facet and is no older than the parent's latest JobEvent), their " +
+          'child jobs, and so on; a job under two of them is listed once with both parents. A job that never ' +
+          'completed observed nothing; a job without a JobEvent declared nothing.',
         querystring: {
           type: 'object',
           required: ['nodeId'],

@@ -3,6 +3,10 @@ import type { Dataset, Job, LineageGraphResponse } from './types.js';
 /** What the server names a namespace, dataset or job the caller may not read. */
 export const REDACTED = '(redacted)';
 
+/** Whether a node is the placeholder of a namespace the caller may not read (see {@link withRedactedPlaceholders}). */
+export const isRedacted = (node: { readonly data: { readonly namespace: string } }): boolean =>
+  node.data.namespace === REDACTED;
+
 const placeholder = {
   id: { namespace: REDACTED, name: REDACTED },
   name: REDACTED,

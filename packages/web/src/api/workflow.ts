@@ -3,7 +3,7 @@
  * (`GET /api/v1/jobs/runs/{id}/children`): one node per child run and, when shown, one per dataset they read or
  * wrote. Without datasets, the edges are the server's (a child that wrote what another read).
  */
-import type { LayoutRequest } from '../graph/layout.js';
+import { FRAME_ASPECT, type LayoutRequest } from '../graph/layout.js';
 import { datasetNodeId } from '../paths.js';
 import type { ChildRunJson, RunChildrenJson } from './analysis.js';
 import type { RunState } from './types.js';
@@ -87,12 +87,6 @@ export function workflowModel(answer: RunChildrenJson, withDatasets: boolean): W
   return { nodes, edges };
 }
 
-/**
- * The shape a long pipeline is wrapped to: about that of the graph's frame beside the details panel at 1440x900
- * and 1920x1080, so that a chain of node runs fits it in bands instead of one row too long to read.
- */
-const WORKFLOW_ASPECT = 16 / 9;
-
 /** What the layout worker needs: one box per node, all of `size`; a long chain wrapped into bands. */
 export function workflowLayoutRequest(
   model: WorkflowModel,
@@ -101,7 +95,7 @@ export function workflowLayoutRequest(
   return {
     nodes: [...model.nodes.keys()].map((id) => ({ id, ...size })),
     edges: model.edges,
-    wrap: { aspect: WORKFLOW_ASPECT },
+    wrap: { aspect: FRAME_ASPECT },
   };
 }
 

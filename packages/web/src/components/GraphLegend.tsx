@@ -1,7 +1,7 @@
 /** What the colours of the graph mean; each is also said in words on the nodes. */
 export function GraphLegend() {
   return (
-    <ul className="legend" aria-label="Legend">
+    <ul className="legend" aria-label="Legend" data-graph-overlay="">
       <li>
         <span className="legend__swatch legend__swatch--completed" /> Job: last run completed
       </li>

@@ -3,6 +3,7 @@ import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
 import { CauseBadges } from './CauseBadges.js';
 import { shortName } from '../format.js';
 import type { JobNodeData } from '../graph/flow-elements.js';
+import { jobRunLabel } from '../graph/lineage-model.js';
 
 /** A job box, coloured by the state of its latest run. */
 export const JobGraphNode = memo(function JobGraphNode({ data }: NodeProps<Node<JobNodeData, 'job'>>) {
@@ -16,7 +17,7 @@ export const JobGraphNode = memo(function JobGraphNode({ data }: NodeProps<Node<
     >
       <Handle type="target" position={Position.Left} id="in" />
       <div className="graph-node__kind">
-        Job · <span className="graph-node__state">{state ?? 'never ran'}</span>
+        Job · <span className="graph-node__state">{jobRunLabel(node)}</span>
       </div>
       <div className="graph-node__name" title={node.data.name}>
         <span className="graph-node__full">{node.data.simpleName || node.data.name}</span>

@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react';
 import {
   Background,
-  Controls,
   MiniMap,
   ReactFlow,
   ReactFlowProvider,
@@ -15,11 +14,14 @@ import '@xyflow/react/dist/style.css';
 import {
   NODE_HEIGHT,
   NODE_WIDTH,
+  VIRTUALIZE_ABOVE,
   flowElements,
   type FlowInput,
   type FlowNode,
 } from '../graph/flow-elements.js';
+import { fitToFreeArea } from '../graph/free-area.js';
 import { backgroundGap, hitTest, sceneOf } from '../graph/scene.js';
+import { GraphControls } from './GraphControls.js';
 import { DatasetGraphNode } from './DatasetGraphNode.js';
 import { GraphCanvas, canvasCauseText } from './GraphCanvas.js';
 import { GraphOverview, type OverviewUpdate } from './GraphOverview.js';
@@ -30,12 +32,6 @@ import { JobGraphNode } from './JobGraphNode.js';
 const noNodes: FlowNode[] = [];
 const noEdges: Edge[] = [];
 const nodeTypes: NodeTypes = { dataset: DatasetGraphNode, job: JobGraphNode, group: GroupGraphNode };
-
-/**
- * Above this many nodes the graph is drawn for speed: edges on a canvas, nodes on it too until one zooms in to
- * the near level of detail, and then only the DOM nodes on screen. Below it every node and edge is DOM.
- */
-const virtualizeAbove = 300;
 
 const minimapColor = (node: FlowNode): string => {
   if (node.type === 'dataset') return '#94a3b8';
@@ -128,7 +124,7 @@ export function LineageGraph(props: LineageGraphProps) {
   const handleClick: NodeMouseHandler<FlowNode> = (event, node) => {
     if (node.type !== 'group') onNodeClick(node.id, event.shiftKey);
   };
-  const large = nodes.length > virtualizeAbove;
+  const large = nodes.length > VIRTUALIZE_ABOVE;
   // A large graph's edges, column edges among them, are all on the canvas.
   const scene = useMemo(
     () => (large ? sceneOf(nodes, edges, canvasCauseText) : undefined),
@@ -171,9 +167,12 @@ export function LineageGraph(props: LineageGraphProps) {
   // A large graph fitted to the screen is a field of unreadable dots that costs a render of every node; it
   // opens on its root at a readable zoom instead, and the minimap gives the overview.
   const root = input.layout.positions.get(input.rootId);
+  // A small graph opens fitted to the part of the frame its zoom buttons and minimap leave free.
+  const fit = () => instance.current && fitToFreeArea(instance.current, frame.current, { maxZoom: 1 });
   const onInit = (flow: ReactFlowInstance<FlowNode>) => {
     instance.current = flow;
     if (large && root) void flow.setCenter(root.x + NODE_WIDTH / 2, root.y + NODE_HEIGHT / 2, { zoom: 0.8 });
+    else void fit();
     applyLevelOfDetail(frame.current, flow.getViewport());
     showDom(flow.getViewport());
     onReady?.(flow);
@@ -199,7 +198,7 @@ export function LineageGraph(props: LineageGraphProps) {
     const element = frame.current;
     if (!element || large) return;
     const observer = new ResizeObserver(() => {
-      if (!moved.current) void instance.current?.fitView({ padding: 0.15, maxZoom: 1 });
+      if (!moved.current) void fit();
     });
     observer.observe(element);
     return () => observer.disconnect();
@@ -244,8 +243,6 @@ export function LineageGraph(props: LineageGraphProps) {
             onlyRenderVisibleElements={false}
             minZoom={0.02}
             maxZoom={2}
-            fitView={!large}
-            fitViewOptions={{ padding: 0.15, maxZoom: 1 }}
             onInit={onInit}
             onMove={(_, viewport) => {
               applyLevelOfDetail(frame.current, viewport);
@@ -269,12 +266,14 @@ export function LineageGraph(props: LineageGraphProps) {
           >
             {!large && <Background gap={backgroundGap} color="#e2e8f0" />}
             {scene && <GraphCanvas scene={scene} withNodes={!domNodes} />}
-            <Controls
-              showInteractive={false}
+            <GraphControls
               // The buttons are a person's zoom too (their moves have no event): a refit must not undo them.
               onZoomIn={() => (moved.current = true)}
               onZoomOut={() => (moved.current = true)}
-              onFitView={() => (moved.current = false)}
+              onFit={() => {
+                moved.current = false;
+                void fit();
+              }}
             />
             {!large && <MiniMap<FlowNode> pannable zoomable nodeColor={minimapColor} />}
           </ReactFlow>

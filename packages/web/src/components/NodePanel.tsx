@@ -1,7 +1,9 @@
 import { Link } from 'react-router';
 import type { RootCauseResult } from '../api/analysis.js';
+import { isRedacted } from '../api/redacted.js';
 import type { DatasetNode, JobNode } from '../api/types.js';
 import { formatDuration, formatTime } from '../format.js';
+import { jobRunLabel } from '../graph/lineage-model.js';
 import type { ApiState } from '../hooks/useApi.js';
 import { paths } from '../paths.js';
 import { RootCauses } from './RootCause.js';
@@ -37,11 +39,15 @@ export function NodePanel(props: NodePanelProps) {
         <dl className="facts">
           <dt>Latest run</dt>
           <dd>
-            <RunStateBadge
-              state={node.data.latestRun?.state}
-              stale={node.data.latestRun?.stale === true}
-              contradictory={node.data.latestRun?.contradictoryStates}
-            />
+            {isRedacted(node) ? (
+              <span className="muted">{jobRunLabel(node)}</span>
+            ) : (
+              <RunStateBadge
+                state={node.data.latestRun?.state}
+                stale={node.data.latestRun?.stale === true}
+                contradictory={node.data.latestRun?.contradictoryStates}
+              />
+            )}
           </dd>
           <dt>Started</dt>
           <dd>{formatTime(node.data.latestRun?.startedAt)}</dd>

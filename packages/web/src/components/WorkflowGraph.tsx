@@ -1,7 +1,6 @@
 import { useMemo, useRef, useState } from 'react';
 import {
   Background,
-  Controls,
   MiniMap,
   ReactFlow,
   ReactFlowProvider,
@@ -12,8 +11,10 @@ import {
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import type { WorkflowModel } from '../api/workflow.js';
-import type { LayoutResult } from '../graph/layout.js';
+import { edgeShape, type LayoutResult } from '../graph/layout.js';
 import { NODE_HEIGHT, NODE_WIDTH } from '../graph/flow-elements.js';
+import { fitToFreeArea } from '../graph/free-area.js';
+import { GraphControls } from './GraphControls.js';
 import { WorkflowDatasetGraphNode, type WorkflowDatasetNodeData } from './WorkflowDatasetGraphNode.js';
 import { WorkflowRunGraphNode, type WorkflowRunNodeData } from './WorkflowRunGraphNode.js';
 import { applyLevelOfDetail } from './LineageGraph.js';
@@ -30,8 +31,9 @@ export const WORKFLOW_NODE_SIZE = { width: NODE_WIDTH, height: NODE_HEIGHT } as 
  * size (durations from the near level on). A pipeline too large to fit at it, even wrapped into bands by the
  * layout, opens on the selected node (the failed one by default); the minimap and the controls reach the rest.
  */
-const MIN_OPENING_ZOOM = 0.4;
-const FIT_PADDING = 0.12;
+const MIN_OPENING_ZOOM = 0.39;
+/** Between the boxes and the frame's edges or the controls: little, so that 30 runs still open whole at 1440x900. */
+const FIT_MARGIN = 8;
 
 const minimapColor = (node: WorkflowFlowNode): string => {
   if (node.type === 'dataset') return '#94a3b8';
@@ -80,32 +82,28 @@ export function WorkflowGraph({
       target,
       sourceHandle: 'out',
       targetHandle: 'in',
-      // Back to the next band's start: in steps through the gap between the bands, not across the boxes.
-      ...(x(target) <= x(source) ? { type: 'smoothstep' } : {}),
+      ...edgeShape(x(source), x(target)),
       className: failed.has(source) || failed.has(target) ? 'is-cause-path' : '',
     }));
     return { nodes, edges };
   }, [model, layout, selected]);
   const frame = useRef<HTMLDivElement>(null);
-  // A graph that opens whole needs no minimap, which would only cover its lower right corner.
-  const [whole, setWhole] = useState(false);
+  // A graph that opens whole needs no minimap, which would only cover its lower right corner: the fit is tried
+  // without it, and it appears only when the graph does not fit at a readable zoom.
+  const [whole, setWhole] = useState(true);
+  const instance = useRef<ReactFlowInstance<WorkflowFlowNode>>(undefined);
   const onInit = async (flow: ReactFlowInstance<WorkflowFlowNode>) => {
+    instance.current = flow;
     applyLevelOfDetail(frame.current, flow.getViewport());
-    await flow.fitView({ padding: FIT_PADDING, maxZoom: 1, minZoom: MIN_OPENING_ZOOM });
+    const padding = await fitToFreeArea(flow, frame.current, { maxZoom: 1, margin: FIT_MARGIN });
+    if (!padding || flow.getZoom() >= MIN_OPENING_ZOOM) return;
     const at = selected === undefined ? undefined : layout.positions.get(selected);
-    // The zoom the fit wanted, as xyflow computes it (the frame over the layout's size and padding).
-    const element = frame.current;
-    const fitZoom = element
-      ? Math.min(
-          element.clientWidth / (layout.width * (1 + FIT_PADDING)),
-          element.clientHeight / (layout.height * (1 + FIT_PADDING)),
-        )
-      : 0;
-    // Whole on screen at the opening zoom, if with less than the padding.
-    setWhole(fitZoom * (1 + FIT_PADDING) >= MIN_OPENING_ZOOM);
-    const fits = fitZoom >= MIN_OPENING_ZOOM;
-    if (fits || !at) return;
-    await flow.setCenter(at.x + NODE_WIDTH / 2, at.y + NODE_HEIGHT / 2, { zoom: MIN_OPENING_ZOOM });
+    if (at) await flow.setCenter(at.x + NODE_WIDTH / 2, at.y + NODE_HEIGHT / 2, { zoom: MIN_OPENING_ZOOM });
+    // Else where the pipeline starts: its first band, read from the top left.
+    else await flow.setViewport({ x: padding.left, y: padding.top, zoom: MIN_OPENING_ZOOM });
+    // The fit kept clear of controls that a graph drawn from the top left at the readable zoom may not reach:
+    // the minimap is for a graph that still does not fit the frame.
+    setWhole(fitsFrame(flow, frame.current));
   };
   return (
     <ReactFlowProvider>
@@ -126,10 +124,32 @@ export function WorkflowGraph({
           proOptions={{ hideAttribution: true }}
         >
           <Background gap={24} color="#e2e8f0" />
-          <Controls showInteractive={false} />
-          {!whole && <MiniMap<WorkflowFlowNode> pannable zoomable nodeColor={minimapColor} />}
+          <GraphControls
+            // Bottom right: a wrapped chain's last band is the short one, and starts at the left.
+            position="bottom-right"
+            onFit={() => {
+              if (instance.current)
+                void fitToFreeArea(instance.current, frame.current, { maxZoom: 1, margin: FIT_MARGIN });
+            }}
+          />
+          {!whole && (
+            <MiniMap<WorkflowFlowNode> position="top-right" pannable zoomable nodeColor={minimapColor} />
+          )}
         </ReactFlow>
       </div>
     </ReactFlowProvider>
+  );
+}
+
+/** Whether every node lies inside the frame at the flow's present viewport. */
+function fitsFrame(flow: ReactFlowInstance<WorkflowFlowNode>, frame: HTMLElement | null): boolean {
+  if (!frame) return false;
+  const bounds = flow.getNodesBounds(flow.getNodes());
+  const { x, y, zoom } = flow.getViewport();
+  return (
+    x + bounds.x * zoom >= 0 &&
+    y + bounds.y * zoom >= 0 &&
+    x + (bounds.x + bounds.width) * zoom <= frame.clientWidth &&
+    y + (bounds.y + bounds.height) * zoom <= frame.clientHeight
   );
 }

@@ -2,7 +2,7 @@ import type { Edge, Node } from '@xyflow/react';
 import type { DatasetNode, JobNode, RunState } from '../api/types.js';
 import type { CauseKind } from '../api/analysis.js';
 import type { CauseHighlight } from './cause-highlight.js';
-import type { LayoutRequest, LayoutResult } from './layout.js';
+import { FRAME_ASPECT, edgeShape, type LayoutRequest, type LayoutResult } from './layout.js';
 import { edgeKey, latestRunState, type Highlight, type LineageModel } from './lineage-model.js';
 
 /** Sizes the layout reserves; the node components are styled to the same numbers. */
@@ -11,11 +11,25 @@ export const NODE_HEIGHT = 58;
 export const FIELD_ROW_HEIGHT = 22;
 const COLLAPSED_GROUP_HEIGHT = 58;
 
+/**
+ * Above this many nodes the lineage graph is drawn for speed: edges on a canvas, nodes on it too until one zooms
+ * in to the near level of detail, and then only the DOM nodes on screen; it opens on its root at a readable zoom
+ * rather than fitted. Below it every node and edge is DOM, and the graph opens fitted.
+ */
+export const VIRTUALIZE_ABOVE = 300;
+
 /** The group box that holds the child jobs of one parent job (Airflow DAG, dbt project run, ...). */
 export const groupIdOf = (job: JobNode): string | undefined =>
   job.data.parentJobName ? `group:${job.data.namespace}:${job.data.parentJobName}` : undefined;
 
-/** What the layout needs, derived from the model: one box per node, child jobs inside their group. */
+/**
+ * What the layout needs, derived from the model: one box per node, child jobs inside their group. A graph that
+ * opens fitted (up to {@link VIRTUALIZE_ABOVE} nodes) asks for a long chain to be wrapped into bands, as the
+ * workflow view does: fitted in one row, a chain of 20 jobs is drawn too small to read, in bands about the frame's
+ * shape at a readable zoom (the layout wraps only a graph far wider than deep, so a branching graph keeps its row).
+ * A larger graph opens on its root at a readable zoom and is read by panning, where bands would only put a node's
+ * neighbours a band away and draw the edges back across the graph.
+ */
 export function layoutRequestOf(model: LineageModel): LayoutRequest {
   const groups = new Set<string>();
   const nodes = [...model.nodes.values()].map((node) => {
@@ -24,7 +38,8 @@ export function layoutRequestOf(model: LineageModel): LayoutRequest {
     return { id: node.id, width: NODE_WIDTH, height: NODE_HEIGHT, ...(group ? { parent: group } : {}) };
   });
   const edges = [...model.out].flatMap(([source, targets]) => targets.map((target) => ({ source, target })));
-  return { nodes, edges, groups: [...groups] };
+  const fitted = nodes.length + groups.size <= VIRTUALIZE_ABOVE;
+  return { nodes, edges, groups: [...groups], ...(fitted ? { wrap: { aspect: FRAME_ASPECT } } : {}) };
 }
 
 /** A column-to-column edge from the column lineage endpoint, between two datasets of the graph. */
@@ -196,6 +211,11 @@ export function flowElements(input: FlowInput): { nodes: FlowNode[]; edges: Edge
   }
 
   const edges: Edge[] = [];
+  // Where each box is drawn, from the frame's origin (a group's children are placed inside it).
+  const absoluteX = new Map<string, number>();
+  for (const node of nodes)
+    absoluteX.set(node.id, node.position.x + (node.parentId ? (absoluteX.get(node.parentId) ?? 0) : 0));
+  const x = (id: string) => absoluteX.get(id) ?? 0;
   const seen = new Set<string>();
   for (const [origin, targets] of model.out) {
     for (const destination of targets) {
@@ -212,7 +232,15 @@ export function flowElements(input: FlowInput): { nodes: FlowNode[]; edges: Edge
           : input.context && !input.context.edges.has(key)
             ? 'is-dimmed'
             : '';
-      edges.push({ id, source, target, sourceHandle: 'out', targetHandle: 'in', className });
+      edges.push({
+        id,
+        source,
+        target,
+        sourceHandle: 'out',
+        targetHandle: 'in',
+        className,
+        ...edgeShape(x(source), x(target)),
+      });
     }
   }
   for (const column of input.columnEdges) {

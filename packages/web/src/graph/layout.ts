@@ -39,6 +39,19 @@ export interface LayoutResult {
   readonly elapsedMs: number;
 }
 
+/**
+ * The shape a long chain is wrapped to: about that of a graph's frame beside its details panel at 1440x900 and
+ * 1920x1080 (the lineage and workflow views both), so that the bands fill the frame when fitted.
+ */
+export const FRAME_ASPECT = 16 / 9;
+
+/**
+ * How to draw an edge of a laid-out graph: one that runs back to the start of the next band of a wrapped layout
+ * (its target no further right than its source) in steps through the gap between the bands, not across the boxes.
+ */
+export const edgeShape = (sourceX: number, targetX: number): { type?: 'smoothstep' } =>
+  targetX <= sourceX ? { type: 'smoothstep' } : {};
+
 let worker: Worker | undefined;
 let nextRequest = 0;
 const pending = new Map<

@@ -1,3 +1,4 @@
+import { isRedacted } from '../api/redacted.js';
 import type { DatasetNode, JobNode, LineageGraphResponse, RunState } from '../api/types.js';
 
 /** A lineage graph indexed for traversal: every lookup is a Map or Set access, never an array scan. */
@@ -37,6 +38,16 @@ export function buildLineageModel(response: LineageGraphResponse): LineageModel 
     }
   }
   return { nodes, out, in: inn };
+}
+
+/**
+ * What a job's box and panel say of its runs: its latest run's state; `never ran` only where the server said the job
+ * has no run; `runs hidden` for the placeholder of a namespace the caller may not read, which says nothing of its
+ * runs (the job may well have run). One rule for the DOM nodes, the canvas and the details panel.
+ */
+export function jobRunLabel(node: JobNode): string {
+  if (isRedacted(node)) return 'runs hidden';
+  return node.data.latestRun?.state ?? 'never ran';
 }
 
 /** The state of a job's latest run, or undefined for a dataset or a job that never ran. */

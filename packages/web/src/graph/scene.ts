@@ -2,6 +2,7 @@ import type { Edge } from '@xyflow/react';
 import { shortName } from '../format.js';
 import type { CauseKind } from '../api/analysis.js';
 import { FIELD_ROW_HEIGHT, NODE_HEIGHT, fieldHandleY, type FlowNode } from './flow-elements.js';
+import { jobRunLabel } from './lineage-model.js';
 
 /** A node as the canvas draws it: an absolute box (graph units) and what its look depends on. */
 export interface SceneBox {
@@ -100,7 +101,7 @@ export function sceneOf(
         ...common,
         kind: node.type,
         label: shortName(name),
-        caption: node.type === 'job' ? `JOB · ${node.data.state ?? 'NEVER RAN'}` : 'DATASET',
+        caption: node.type === 'job' ? `JOB · ${jobRunLabel(node.data.node).toUpperCase()}` : 'DATASET',
         state: node.type === 'job' ? node.data.state : undefined,
         isRoot: node.data.isRoot,
         causes,

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { GRAPH_OVERLAYS } from '../../src/graph/free-area.js';
 import type { GraphBenchResult } from '../../src/routes/BenchGraphPage.js';
 
 /** Debian's Chromium; playwright never downloads a browser here. */
@@ -101,4 +102,32 @@ export async function measureGraphRender(
   await page.goto(`${baseUrl}/bench/graph?nodes=${nodes}`);
   await page.waitForFunction(() => window.__headwaterBench !== undefined, undefined, { timeout: 60_000 });
   return (await page.evaluate(() => window.__headwaterBench))!;
+}
+
+/**
+ * The graph nodes of the page drawn under its own controls (xyflow's zoom buttons and minimap, the large graph's
+ * overview, the legend: GRAPH_OVERLAYS), as `name: node box ∩ control box`; empty when none is. Only the nodes on
+ * screen count.
+ */
+export async function nodesUnderControls(page: Page): Promise<string[]> {
+  return page.evaluate((selector: string): string[] => {
+    const boxOf = (element: Element) => element.getBoundingClientRect();
+    const controls = [...document.querySelectorAll(selector)].map(boxOf);
+    if (controls.length === 0) throw new Error(`No graph controls (${selector}) on the page to check.`);
+    const found: string[] = [];
+    for (const node of document.querySelectorAll('.react-flow__node:not(.react-flow__node-group)')) {
+      const box = boxOf(node);
+      if (box.right <= 0 || box.bottom <= 0 || box.left >= innerWidth || box.top >= innerHeight) continue;
+      for (const control of controls) {
+        const overlaps =
+          box.left < control.right &&
+          control.left < box.right &&
+          box.top < control.bottom &&
+          control.top < box.bottom;
+        if (overlaps)
+          found.push(`${node.textContent ?? ''}: ${JSON.stringify(box)} ∩ ${JSON.stringify(control)}`);
+      }
+    }
+    return found;
+  }, GRAPH_OVERLAYS);
 }

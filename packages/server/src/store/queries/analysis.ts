@@ -68,13 +68,41 @@ export async function latestRunOfJobs(
   return new Map(rows.map((row) => [row.jobId, outcomeOf(row)]));
 }
 
-/** The visible jobs whose parent job is `jobId` (named by their runs' parent facets or a JobEvent's headwater_parentJob facet). */
-export async function childJobs(db: Queryable, jobId: number): Promise<number[]> {
-  const rows = await db.query<{ id: number }>(
-    'SELECT id FROM jobs WHERE parent_job_id = $1 AND NOT is_hidden ORDER BY id',
-    [jobId],
+/**
+ * The visible child jobs of each job in `parentIds` at `at`: parent id -> child ids, ascending. A job is a child of
+ * every parent that names it, not only of the newest one `jobs.parent_job_id` keeps (a Kedro node belongs to every
+ * registered pipeline that includes it):
+ * - observed: one of its runs at or before `at` named a run of the parent in its parent facet;
+ * - declared: a JobEvent of it named the parent in its headwater_parentJob facet, no older than the parent's own
+ *   latest JobEvent at `at`. A push sends the pipeline with its nodes, so the pipeline's latest push says which nodes
+ *   it has now: a node pushed under it before and left out since is no longer its child by declaration.
+ */
+export async function childJobsOf(
+  db: Queryable,
+  parentIds: readonly number[],
+  at: Date,
+): Promise<Map<number, number[]>> {
+  const result = new Map<number, number[]>();
+  if (parentIds.length === 0) return result;
+  const rows = await db.query<{ parentId: number; jobId: number }>(
+    `SELECT DISTINCT s.parent_job_id AS "parentId", s.job_id AS "jobId"
+     FROM unnest($1::int[]) AS wanted(id)
+     LEFT JOIN LATERAL (
+       SELECT max(d.event_time) AS at FROM job_sightings d
+       WHERE d.job_id = wanted.id AND d.kind = 0 AND d.run_uuid IS NULL AND d.event_time <= $2) pushed ON true
+     JOIN job_sightings s ON s.parent_job_id = wanted.id AND s.kind = 0 AND s.event_time <= $2
+       AND (s.run_uuid IS NOT NULL OR pushed.at IS NULL OR s.event_time >= pushed.at)
+     JOIN jobs j ON j.id = s.job_id AND NOT j.is_hidden
+     WHERE s.job_id <> wanted.id
+     ORDER BY 1, 2`,
+    [parentIds, at.toISOString()],
   );
-  return rows.map((row) => row.id);
+  for (const row of rows) {
+    const children = result.get(row.parentId);
+    if (children) children.push(row.jobId);
+    else result.set(row.parentId, [row.jobId]);
+  }
+  return result;
 }
 
 /** What a job's latest JobEvent declared: when, and the datasets it reads (direction 0) and writes (1). */
