@@ -25,6 +25,7 @@ import { registerColumnLineageRoutes } from './column-lineage-routes.js';
 import { registerLineageRoutes } from './lineage-routes.js';
 import { registerReadRoutes } from './read-routes.js';
 import { registerSecurityRoutes } from './security-routes.js';
+import { registerBackupRoutes } from './backup-routes.js';
 import { registerWebRoutes } from './web-routes.js';
 
 /** Routes that read the column graph: column lineage, the analyses, quality (its breaking columns). */
@@ -156,6 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAliasRoutes(app, deps);
   registerAnalysisRoutes(app, deps);
   registerSecurityRoutes(app, deps);
+  registerBackupRoutes(app, deps);
   registerWebRoutes(app, deps);
   return app;
 }

@@ -12,6 +12,8 @@ import { rootCauseCommand } from './root-cause.js';
 import { schemaDiffCommand } from './schema-diff.js';
 import { serveCommand } from './serve.js';
 import { auditCommand, keysCommand } from './keys.js';
+import { backupCommand } from './backup.js';
+import { restoreCommand } from './restore.js';
 
 const usage = `headwater: an OpenLineage lineage server
 
@@ -33,6 +35,8 @@ Usage:
   headwater alias add ALIAS DATASET | remove ALIAS | list [--json] [--url URL]   (dataset:<namespace>:<name>)
   headwater keys create --name NAME --role reader|writer|admin --namespaces PATTERN [--expires 90d] | list | revoke ID
   headwater audit [--since TIME] [--actor key:ID] [--action PREFIX] [--json]
+  headwater backup --out FILE --url URL | [--data-dir DIR | --database-url URL]
+  headwater restore --in FILE --data-dir NEW_DIR [--force]
   headwater --help`;
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
@@ -49,6 +53,8 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   alias: aliasCommand,
   keys: keysCommand,
   audit: auditCommand,
+  backup: backupCommand,
+  restore: restoreCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -5,12 +5,13 @@ const migrationsDir = new URL('../../migrations/', import.meta.url);
 
 /**
  * Applies the SQL files of packages/server/migrations (NNN_name.sql, in order) that the database has not seen,
- * each in its own transaction, and records them in schema_migrations. Returns the names applied.
+ * each in its own transaction, and records them in schema_migrations. Returns the names applied. `only` limits
+ * them to those named (a restore first builds the schema its backup was taken with).
  *
  * Replicas starting together migrate one at a time: each transaction first takes a transaction-level advisory
  * lock, then looks again at what is applied, so a migration runs once whoever gets there first.
  */
-export async function migrate(db: Db): Promise<string[]> {
+export async function migrate(db: Db, only?: ReadonlySet<string>): Promise<string[]> {
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
     await tx.query(
@@ -20,10 +21,9 @@ export async function migrate(db: Db): Promise<string[]> {
   const done = new Set(
     (await db.query<{ name: string }>('SELECT name FROM schema_migrations')).map((row) => row.name),
   );
-  const files = (await readdir(migrationsDir)).filter((file) => /^\d{3}_.+\.sql$/.test(file)).sort();
   const applied: string[] = [];
-  for (const file of files) {
-    if (done.has(file)) continue;
+  for (const file of await migrationFiles()) {
+    if (done.has(file) || (only !== undefined && !only.has(file))) continue;
     const sql = await readFile(new URL(file, migrationsDir), 'utf8');
     const ran = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
@@ -36,6 +36,11 @@ export async function migrate(db: Db): Promise<string[]> {
     if (ran) applied.push(file);
   }
   return applied;
+}
+
+/** The migrations this code has, by file name, in the order they are applied. */
+export async function migrationFiles(): Promise<string[]> {
+  return (await readdir(migrationsDir)).filter((file) => /^\d{3}_.+\.sql$/.test(file)).sort();
 }
 
 /** Key of the advisory lock migrations run under ('HWMG'). */

@@ -1,0 +1,72 @@
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+import { resolveConfig } from '../config.js';
+import { writeBackup } from '../store/backup.js';
+import { openEmbeddedDb, openPostgresDb } from '../store/db.js';
+import { CliError, errorMessageOf, request, resolveServerUrl } from './http.js';
+
+const usage = `Usage: headwater backup --out FILE --url http://127.0.0.1:5000      (a running server; HEADWATER_API_KEY)
+       headwater backup --out FILE [--data-dir ./.headwater | --database-url URL]   (a store no server runs on)
+
+Writes a backup of the whole store to FILE (NDJSON), taken in one snapshot: through a running server, it is
+consistent while the server goes on ingesting (needs the admin role over every namespace when auth is on). The
+embedded store is the server's alone while it runs, so back it up through the server. Restore with
+\`headwater restore --in FILE --data-dir NEW_DIR\`. On PostgreSQL, pg_dump and pg_basebackup are the usual tools.`;
+
+/** `headwater backup`: a backup of the store, through a running server or straight from a store at rest. */
+export async function backupCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      out: { type: 'string' },
+      url: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'database-url': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  if (!values.out) throw new CliError(`--out FILE is needed.\n\n${usage}`, 2);
+  // Written aside and renamed once complete, so FILE is never a backup cut short.
+  const partial = `${values.out}.partial`;
+  try {
+    if (values.url !== undefined) {
+      const base = resolveServerUrl(values.url, process.env);
+      const response = await request(`${base}/api/v1/backup`);
+      if (!response.ok || !response.body)
+        throw new CliError(`the server refused the backup: ${await errorMessageOf(response)}`);
+      await pipeline(Readable.fromWeb(response.body as never), createWriteStream(partial));
+    } else {
+      const config = resolveConfig({
+        'data-dir': values['data-dir'],
+        'database-url': values['database-url'],
+      });
+      const db = config.databaseUrl
+        ? await openPostgresDb(config.databaseUrl)
+        : await openEmbeddedDb(config.dataDir, { engine: config.embeddedEngine });
+      const file = createWriteStream(partial);
+      try {
+        await writeBackup(db, async (text) => {
+          if (!file.write(text)) await once(file, 'drain');
+        });
+      } finally {
+        await db.close();
+        file.end();
+        await once(file, 'close');
+      }
+    }
+    await rename(partial, values.out);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  }
+  process.stderr.write(`headwater: backup written to ${values.out}\n`);
+  return 0;
+}
