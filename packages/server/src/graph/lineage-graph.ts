@@ -259,15 +259,22 @@ export class LineageGraph {
 
   /** Jobs that read (0) or write (1) a dataset, or any dataset joined with it by an alias, now. */
   jobsOf(datasetId: number, direction: 0 | 1): number[] {
-    const members = this.#aliases.membersOf(datasetId);
     const result: number[] = [];
-    for (const member of members) {
-      if (this.#hiddenDatasets.has(member)) continue;
-      const set = (direction === 0 ? this.#readers : this.#writers).get(member);
-      if (!set) continue;
-      for (const jobId of set) if (!this.#hiddenJobs.has(jobId)) result.push(jobId);
+    // Walks call this for every dataset they reach: without aliases, no list of members is made.
+    if (this.#aliases.size === 0) {
+      this.#addJobsOf(datasetId, direction, result);
+      return result;
     }
+    const members = this.#aliases.membersOf(datasetId);
+    for (const member of members) this.#addJobsOf(member, direction, result);
     return members.length === 1 ? result : [...new Set(result)];
+  }
+
+  #addJobsOf(datasetId: number, direction: 0 | 1, result: number[]): void {
+    if (this.#hiddenDatasets.has(datasetId)) return;
+    const set = (direction === 0 ? this.#readers : this.#writers).get(datasetId);
+    if (!set) return;
+    for (const jobId of set) if (!this.#hiddenJobs.has(jobId)) result.push(jobId);
   }
 
   /** The node a walk starts from: a dataset's canonical one. */
