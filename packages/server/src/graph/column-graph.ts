@@ -577,6 +577,16 @@ export class ColumnGraph {
   outputsOf(ref: FieldRef, at?: Ms): FieldRef[] {
     this.#loaded();
     const s = this.#s;
+    if (this.#aliases.size === 0) {
+      // Without aliases a column is one id and an edge is unique per pair of columns: no merge needed.
+      const input = this.#columnId(ref.datasetId, ref.field);
+      if (input === undefined) return [];
+      const outputs: FieldRef[] = [];
+      for (let edge = s.firstOutOf.values[input]!; edge >= 0; edge = s.nextOutOf.values[edge]!) {
+        if (at === undefined || s.edgeSince.values[edge]! <= at) outputs.push(this.#ref(s.edgeOut.values[edge]!));
+      }
+      return outputs;
+    }
     const result = new Map<string, FieldRef>();
     for (const input of this.#columnsNamed(ref)) {
       for (let edge = s.firstOutOf.values[input]!; edge >= 0; edge = s.nextOutOf.values[edge]!) {
