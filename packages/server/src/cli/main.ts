@@ -36,7 +36,7 @@ Usage:
   headwater keys create --name NAME --role reader|writer|admin --namespaces PATTERN [--expires 90d] | list | revoke ID
   headwater audit [--since TIME] [--actor key:ID] [--action PREFIX] [--json]
   headwater backup --out FILE --url URL | [--data-dir DIR | --database-url URL]
-  headwater restore --in FILE --data-dir NEW_DIR [--force]
+  headwater restore --in FILE (--data-dir NEW_DIR | --database-url URL) [--force]
   headwater --help`;
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {

@@ -5,23 +5,26 @@ import { parseArgs } from 'node:util';
 import { resolveConfig } from '../config.js';
 import { HeadwaterError } from '../errors.js';
 import { restoreBackup } from '../store/backup.js';
-import { openEmbeddedDb } from '../store/db.js';
+import { openEmbeddedDb, openPostgresDb, redactUrl } from '../store/db.js';
 import { CliError } from './http.js';
 
-const usage = `Usage: headwater restore --in FILE --data-dir NEW_DIR [--force]
+const usage = `Usage: headwater restore --in FILE (--data-dir NEW_DIR | --database-url URL) [--force]
 
-Restores a backup made by \`headwater backup\` into the embedded store at NEW_DIR, with no server running on it:
-a new data dir, or one whose store holds no events (--force replaces what it holds). A backup from an older
-Headwater is migrated after its rows are in; one from a newer Headwater is refused. PostgreSQL users restore
-with their own tools (pg_restore).`;
+Restores a backup made by \`headwater backup\` into a store no server runs on: the embedded store of a new data
+dir (NEW_DIR), or a PostgreSQL database (URL), which is how a store moves from the embedded default to replicas
+on one PostgreSQL, or back. The target must hold no events (--force replaces what it holds). Only the backup's
+tables are emptied and filled; the role needs the right to load rows with foreign-key checks off (a superuser,
+or GRANT SET ON PARAMETER session_replication_role). A backup from an older Headwater is migrated after its
+rows are in; one from a newer Headwater is refused.`;
 
-/** `headwater restore`: a backup into an embedded store at rest. */
+/** `headwater restore`: a backup into a store at rest, embedded or PostgreSQL. */
 export async function restoreCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
       in: { type: 'string' },
       'data-dir': { type: 'string' },
+      'database-url': { type: 'string' },
       force: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -30,19 +33,28 @@ export async function restoreCommand(args: string[]): Promise<number> {
     process.stdout.write(`${usage}\n`);
     return 0;
   }
-  if (!values.in || !values['data-dir'])
-    throw new CliError(`--in FILE and --data-dir DIR are needed.\n\n${usage}`, 2);
+  if (!values.in || (values['data-dir'] === undefined) === (values['database-url'] === undefined))
+    throw new CliError(
+      `--in FILE and one of --data-dir DIR or --database-url URL are needed.\n\n${usage}`,
+      2,
+    );
   await access(values.in).catch(() => {
     throw new CliError(`cannot read the backup ${values.in}.`, 2);
   });
-  const config = resolveConfig({ 'data-dir': values['data-dir'] });
-  const db = await openEmbeddedDb(config.dataDir, { engine: config.embeddedEngine });
+  // The target is the flag given, never a store named by the environment (HEADWATER_DATABASE_URL).
+  const config = resolveConfig({ 'data-dir': values['data-dir'], 'database-url': values['database-url'] });
+  const url = values['database-url'] === undefined ? undefined : config.databaseUrl!;
+  const db =
+    url !== undefined
+      ? await openPostgresDb(url)
+      : await openEmbeddedDb(config.dataDir, { engine: config.embeddedEngine });
+  const target = url !== undefined ? redactUrl(url) : config.dataDir;
   try {
     const lines = createInterface({ input: createReadStream(values.in), crlfDelay: Infinity });
     const result = await restoreBackup(db, lines, { force: values.force === true });
     process.stderr.write(
       `headwater: restored ${result.rows.toLocaleString('en-US')} rows of ${result.tables} tables into ` +
-        `${config.dataDir}${result.migrated.length > 0 ? `, then migrated (${result.migrated.join(', ')})` : ''}\n`,
+        `${target}${result.migrated.length > 0 ? `, then migrated (${result.migrated.join(', ')})` : ''}\n`,
     );
     return 0;
   } catch (error) {

@@ -583,7 +583,8 @@ export class ColumnGraph {
       if (input === undefined) return [];
       const outputs: FieldRef[] = [];
       for (let edge = s.firstOutOf.values[input]!; edge >= 0; edge = s.nextOutOf.values[edge]!) {
-        if (at === undefined || s.edgeSince.values[edge]! <= at) outputs.push(this.#ref(s.edgeOut.values[edge]!));
+        if (at === undefined || s.edgeSince.values[edge]! <= at)
+          outputs.push(this.#ref(s.edgeOut.values[edge]!));
       }
       return outputs;
     }

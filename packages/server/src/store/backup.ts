@@ -1,6 +1,6 @@
 import { HeadwaterError } from '../errors.js';
-import type { Db, Queryable } from './db.js';
-import { migrate, migrationFiles } from './migrate.js';
+import { WRITER_LOCK_KEY, type Db, type Queryable } from './db.js';
+import { migrate, migrationFiles, migrationTables } from './migrate.js';
 
 /**
  * A backup of a store: every table's rows as they stood in one snapshot, as NDJSON, so it is taken while the
@@ -9,8 +9,8 @@ import { migrate, migrationFiles } from './migrate.js';
  * then serves both engines.
  *
  * Lines, in order:
- * - a header object: `format`, `version`, `createdAt`, the `migrations` the store has applied (its schema), and
- *   each sequence's value;
+ * - a header object: `format`, `version`, `createdAt`, the `migrations` the store has applied (its schema),
+ *   each sequence's value, and the `tables` that follow;
  * - per table, `["table", name]`, then one JSON object per row (`row_to_json`: every PostgreSQL type has a JSON
  *   text that `json_populate_recordset` reads back), then `["end", name, rows]`;
  * - `["done", rows]`, so that a cut-off file is refused rather than restored in part.
@@ -30,6 +30,8 @@ export interface BackupHeader {
   readonly createdAt: string;
   readonly migrations: readonly string[];
   readonly sequences: readonly { readonly name: string; readonly value: number | null }[];
+  /** The tables the backup holds (absent from the backups of the first version that had backups). */
+  readonly tables?: readonly string[];
 }
 
 /** What a restore did. */
@@ -58,6 +60,7 @@ export async function writeBackup(db: Db, write: (text: string) => Promise<void>
       `SELECT sequencename AS name, last_value AS value FROM pg_sequences WHERE schemaname = 'public'
        ORDER BY sequencename`,
     );
+    const tables = await tablesOf(tx, migrations);
     const header: BackupHeader = {
       format: BACKUP_FORMAT,
       version: BACKUP_VERSION,
@@ -67,10 +70,11 @@ export async function writeBackup(db: Db, write: (text: string) => Promise<void>
         name: row.name,
         value: row.value === null ? null : Number(row.value),
       })),
+      tables,
     };
     await write(`${JSON.stringify(header)}\n`);
     let total = 0;
-    for (const table of await tablesOf(tx)) {
+    for (const table of tables) {
       await write(`${JSON.stringify(['table', table])}\n`);
       let rows = 0;
       let after = '(0,0)';
@@ -93,26 +97,33 @@ export async function writeBackup(db: Db, write: (text: string) => Promise<void>
   });
 }
 
-/** The tables a backup holds: every table of the public schema but the migrations' own record. */
-async function tablesOf(db: Queryable): Promise<string[]> {
+/**
+ * The tables a backup of a store with `migrations` holds: Headwater's own that the store has, not the migrations'
+ * record, and not any other table of the database.
+ */
+async function tablesOf(db: Queryable, migrations: readonly string[]): Promise<string[]> {
+  const ours = new Set(await migrationTables(migrations));
   return (
     await db.query<{ name: string }>(
-      `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'
-       ORDER BY tablename`,
+      "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
     )
-  ).map((row) => row.name);
+  )
+    .map((row) => row.name)
+    .filter((name) => ours.has(name));
 }
 
 const invalid = (message: string) => new HeadwaterError('BAD_REQUEST', message);
 
 /**
  * Restores a backup (its lines, in order) into `db`, a store that is new or whose schema is not newer than the
- * backup's, and that holds no events unless `force`. The store is first brought to the backup's schema (exactly
- * the backup's migrations), the rows go in, and then the migrations this code has beyond them run on them, as on
- * any upgrade. A backup that names a migration this code does not have comes from a newer Headwater and is
- * refused. The rows go in in one transaction with foreign-key triggers off (tables are loaded in name order, not
- * in dependency order), so a failed restore leaves no rows behind; sequences get their backed-up values, so ids
- * are never issued twice.
+ * backup's, and that holds no events unless `force`: the embedded store of a new data dir, or a PostgreSQL
+ * database (the way from the embedded store to replicas on one PostgreSQL). The store is first brought to the
+ * backup's schema (exactly the backup's migrations), the rows go in, and then the migrations this code has beyond
+ * them run on them, as on any upgrade. A backup that names a migration this code does not have comes from a newer
+ * Headwater and is refused. The rows go in in one transaction with foreign-key triggers off (tables are loaded in
+ * name order, not in dependency order), so a failed restore leaves no rows behind; sequences get their backed-up
+ * values, so ids are never issued twice. Only the backup's tables are emptied and filled: other tables of the
+ * database are left alone. A store a server writes to (it holds the writer lock) is refused.
  */
 export async function restoreBackup(
   db: Db,
@@ -125,7 +136,9 @@ export async function restoreBackup(
   if (
     header?.format !== BACKUP_FORMAT ||
     header.version !== BACKUP_VERSION ||
-    !Array.isArray(header.migrations)
+    !Array.isArray(header.migrations) ||
+    (header.tables !== undefined &&
+      !(Array.isArray(header.tables) && header.tables.every((name) => typeof name === 'string')))
   )
     throw invalid(`This is not a Headwater backup (format ${BACKUP_FORMAT}, version ${BACKUP_VERSION}).`);
   const migrations: readonly string[] = header.migrations;
@@ -157,10 +170,27 @@ export async function restoreBackup(
     throw invalid(
       'The target store already holds events; restore into an empty one, or pass --force to replace it.',
     );
-  const tables = new Set(await tablesOf(db));
+  const existing = new Set(await tablesOf(db, migrations));
+  const tables = new Set(header.tables ?? existing);
+  const missing = [...tables].filter((name) => !existing.has(name));
+  if (missing.length > 0) throw invalid(`The backup has tables this store lacks: ${missing.join(', ')}.`);
   const result = await db.transaction(async (tx) => {
+    // A server on this store holds the writer lock for as long as it writes; this transaction's lock conflicts.
+    const [lock] = await tx.query<{ free: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS free', [
+      WRITER_LOCK_KEY,
+    ]);
+    if (lock?.free !== true)
+      throw invalid(
+        'A Headwater server is writing to the target store: stop every server on it, then restore.',
+      );
     // Rows go in table by table in name order; the foreign keys hold again once every table is in.
-    await tx.query("SET LOCAL session_replication_role = 'replica'");
+    await tx.query("SET LOCAL session_replication_role = 'replica'").catch((error: unknown) => {
+      throw invalid(
+        `The target store refused to load rows with foreign-key checks off (${(error as Error).message}): ` +
+          'restore as a superuser, or grant the role that right (PostgreSQL 15 or later: ' +
+          'GRANT SET ON PARAMETER session_replication_role TO <role>).',
+      );
+    });
     await tx.query(`TRUNCATE ${[...tables].map(quote).join(', ')}`);
     let table: string | undefined;
     let batch: string[] = [];
@@ -187,7 +217,12 @@ export async function restoreBackup(
       }
       const marker = parseLine(line) as unknown[];
       if (marker[0] === 'table' && typeof marker[1] === 'string') {
-        if (!tables.has(marker[1])) throw invalid(`The backup has a table this store lacks: ${marker[1]}.`);
+        if (!tables.has(marker[1]))
+          throw invalid(
+            existing.has(marker[1])
+              ? `The backup holds a table its header does not name: ${marker[1]}.`
+              : `The backup has a table this store lacks: ${marker[1]}.`,
+          );
         table = marker[1];
       } else if (marker[0] === 'end' && marker[1] === table) {
         await flush();

@@ -78,7 +78,7 @@ export interface Db extends Queryable {
 
 const INT8_OID = 20;
 /** Key of the advisory lock held by the one writing server of a PostgreSQL database. */
-const WRITER_LOCK_KEY = 0x4857_5452; // 'HWTR'
+export const WRITER_LOCK_KEY = 0x4857_5452; // 'HWTR'
 
 /** The engine of the embedded store: PostgreSQL from npm-installed binaries, or PGlite (PostgreSQL in WASM). */
 export type EmbeddedEngine = 'postgres' | 'pglite';

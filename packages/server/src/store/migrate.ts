@@ -43,6 +43,28 @@ export async function migrationFiles(): Promise<string[]> {
   return (await readdir(migrationsDir)).filter((file) => /^\d{3}_.+\.sql$/.test(file)).sort();
 }
 
+/**
+ * The tables the migrations `applied` create and leave, in name order: Headwater's own tables, told apart from
+ * any other table a shared database holds (a backup takes only these). Read from the migrations' own statements
+ * (`CREATE TABLE name`, `DROP TABLE name`), the one place that knows.
+ */
+export async function migrationTables(applied: Iterable<string>): Promise<string[]> {
+  const tables = new Set<string>();
+  for (const file of [...applied].sort()) {
+    const sql = await readFile(new URL(file, migrationsDir), 'utf8');
+    for (const statement of splitStatements(sql)) {
+      const match = /^(CREATE|DROP)\s+TABLE\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?([a-z_][a-z0-9_]*)\b/i.exec(
+        statement,
+      );
+      if (!match) continue;
+      const name = match[2]!.toLowerCase();
+      if (match[1]!.toUpperCase() === 'CREATE') tables.add(name);
+      else tables.delete(name);
+    }
+  }
+  return [...tables].sort();
+}
+
 /** Key of the advisory lock migrations run under ('HWMG'). */
 const MIGRATION_LOCK_KEY = 0x4857_4d47;
 
