@@ -14,6 +14,7 @@ import { serveCommand } from './serve.js';
 import { auditCommand, keysCommand } from './keys.js';
 import { backupCommand } from './backup.js';
 import { restoreCommand } from './restore.js';
+import { CliError } from './http.js';
 
 const usage = `headwater: an OpenLineage lineage server
 
@@ -77,8 +78,11 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     const message =
-      error instanceof HeadwaterError || error instanceof TypeError ? error.message : String(error);
+      error instanceof HeadwaterError || error instanceof CliError || error instanceof TypeError
+        ? error.message
+        : String(error);
     process.stderr.write(`headwater: ${message}\n`);
-    process.exitCode = 1;
+    // A usage error or a refused input exits 2, as the commands that catch their own errors do.
+    process.exitCode = error instanceof CliError ? error.exitCode : 1;
   },
 );
