@@ -427,6 +427,18 @@ export class ColumnGraph {
    */
   datasetInputsOf(datasetId: number, at?: Ms): ColumnInput[] {
     this.#loaded();
+    if (this.#aliases.size === 0) {
+      // Without aliases each input is one edge: no merge on the analyses' hot path.
+      const result: ColumnInput[] = [];
+      for (const [input, edge] of this.#s.wholeInto.get(datasetId) ?? []) {
+        const transformations: ColumnTransformation[] = [];
+        edge.kinds.forEach((kind, index) => {
+          if (at === undefined || edge.since[index]! <= at) transformations.push(this.#s.kinds[kind]!);
+        });
+        if (transformations.length > 0) result.push({ ...this.#ref(input), transformations });
+      }
+      return result;
+    }
     const merged = new InputMerge(this.#s);
     for (const member of this.#aliases.membersOf(datasetId)) {
       for (const [input, edge] of this.#s.wholeInto.get(member) ?? []) {
@@ -442,6 +454,18 @@ export class ColumnGraph {
   /** The datasets a column influences as a whole (as of `at`). */
   datasetsInfluencedBy(ref: FieldRef, at?: Ms): number[] {
     this.#loaded();
+    if (this.#aliases.size === 0) {
+      const input = this.#columnId(ref.datasetId, ref.field);
+      const datasets = input === undefined ? undefined : this.#s.wholeOutOf.get(input);
+      if (!datasets) return [];
+      if (at === undefined) return [...datasets];
+      return [...datasets].filter((dataset) =>
+        this.#s.wholeInto
+          .get(dataset)!
+          .get(input!)!
+          .since.some((t) => t <= at),
+      );
+    }
     const result = new Set<number>();
     for (const input of this.#columnsNamed(ref)) {
       for (const dataset of this.#s.wholeOutOf.get(input) ?? []) {
@@ -523,14 +547,15 @@ export class ColumnGraph {
   fieldsOf(datasetId: number, at?: Ms): FieldRef[] {
     this.#loaded();
     const s = this.#s;
-    const members = this.#aliases.membersOf(datasetId);
+    const members = this.#aliases.size === 0 ? [datasetId] : this.#aliases.membersOf(datasetId);
     const result: FieldRef[] = [];
-    const seen = new Set<string>();
+    // Only datasets joined by an alias can name a field twice.
+    const seen = members.length > 1 ? new Set<string>() : undefined;
     for (const member of members) {
       for (let id = s.firstColumn.get(member) ?? -1; id >= 0; id = s.nextColumn.values[id]!) {
         if (at !== undefined && s.columnSince.values[id]! > at) continue;
         const ref = this.#ref(id);
-        if (members.length > 1) {
+        if (seen) {
           if (seen.has(ref.field)) continue;
           seen.add(ref.field);
         }
