@@ -187,9 +187,13 @@ describe.each(moves)(
       restoredStore = await target.make(path.join(dir, 'restored'));
       // A table of the target database that is not Headwater's is left as it was.
       const url = restoredStore.args[0] === '--database-url' ? restoredStore.args[1]! : undefined;
-      if (url) await sql(url, ['CREATE TABLE their_table (n int)', 'INSERT INTO their_table VALUES (7)']);
+      if (url)
+        await sql(url, [
+          'CREATE TABLE their_table (id serial, n int)',
+          'INSERT INTO their_table (n) VALUES (7)',
+        ]);
       expect(await restoreCommand(['--in', file, ...restoredStore.args])).toBe(0);
-      if (url) expect(await sql(url, ['SELECT n FROM their_table'])).toEqual([{ n: 7 }]);
+      if (url) expect(await sql(url, ['SELECT id, n FROM their_table'])).toEqual([{ id: 1, n: 7 }]);
       restored = await restoredStore.serve();
 
       // The restored store holds the original's events up to one commit: a prefix of them, nothing torn.
@@ -219,6 +223,11 @@ describe.each(moves)(
         sections(await readFile(file, 'utf8')),
         sections(await readFile(again, 'utf8')),
       ];
+      // The header names Headwater's sequences, and no other table's (their_table's, where there is one).
+      const header = JSON.parse((await readFile(again, 'utf8')).split('\n')[0]!) as {
+        sequences: { name: string }[];
+      };
+      expect(header.sequences.map((sequence) => sequence.name)).toEqual(['audit_log_id_seq']);
       // The second backup's own audit entry is the one row the restored store has more of.
       const audit = second.get('audit_log')!;
       expect(audit.filter((row) => !first.get('audit_log')!.includes(row)).length).toBeLessThanOrEqual(1);

@@ -56,11 +56,21 @@ export async function writeBackup(db: Db, write: (text: string) => Promise<void>
     const migrations = (
       await tx.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name')
     ).map((row) => row.name);
-    const sequences = await tx.query<{ name: string; value: string | number | null }>(
-      `SELECT sequencename AS name, last_value AS value FROM pg_sequences WHERE schemaname = 'public'
-       ORDER BY sequencename`,
-    );
     const tables = await tablesOf(tx, migrations);
+    // The sequences of Headwater's tables only (a serial column's): another table's is not ours to set.
+    const sequences = (
+      await tx.query<{ name: string; value: string | number | null; owner: string | null }>(
+        `SELECT ps.sequencename AS name, ps.last_value AS value, t.relname AS owner
+         FROM pg_sequences ps
+         JOIN pg_class s ON s.relname = ps.sequencename AND s.relkind = 'S'
+         JOIN pg_namespace n ON n.oid = s.relnamespace AND n.nspname = ps.schemaname
+         LEFT JOIN pg_depend d ON d.objid = s.oid AND d.classid = 'pg_class'::regclass
+           AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
+         LEFT JOIN pg_class t ON t.oid = d.refobjid
+         WHERE ps.schemaname = 'public'
+         ORDER BY ps.sequencename`,
+      )
+    ).filter((row) => row.owner !== null && tables.includes(row.owner));
     const header: BackupHeader = {
       format: BACKUP_FORMAT,
       version: BACKUP_VERSION,
@@ -235,8 +245,17 @@ export async function restoreBackup(
       } else throw invalid(`The backup has a line that is neither a row nor a marker: ${line.slice(0, 100)}`);
     }
     if (!done) throw invalid('The backup ends before its last line: it was cut off; nothing was restored.');
+    // Only the store's own (a backup of an older version could name another table's sequence).
+    const present = new Set(
+      (
+        await tx.query<{ name: string }>(
+          "SELECT sequencename AS name FROM pg_sequences WHERE schemaname = 'public'",
+        )
+      ).map((row) => row.name),
+    );
     for (const { name, value } of header.sequences ?? [])
-      if (value !== null) await tx.query('SELECT setval($1::regclass, $2, true)', [quote(name), value]);
+      if (value !== null && present.has(name))
+        await tx.query('SELECT setval($1::regclass, $2, true)', [quote(name), value]);
     return { tables: tablesDone, rows };
   });
   const migrated = await migrate(db);
