@@ -227,7 +227,9 @@ describe.each(moves)(
       const header = JSON.parse((await readFile(again, 'utf8')).split('\n')[0]!) as {
         sequences: { name: string }[];
       };
-      expect(header.sequences.map((sequence) => sequence.name)).toEqual(['audit_log_id_seq']);
+      const names = header.sequences.map((sequence) => sequence.name);
+      expect(names).toContain('audit_log_id_seq');
+      expect(names).not.toContain('their_table_id_seq');
       // The second backup's own audit entry is the one row the restored store has more of.
       const audit = second.get('audit_log')!;
       expect(audit.filter((row) => !first.get('audit_log')!.includes(row)).length).toBeLessThanOrEqual(1);

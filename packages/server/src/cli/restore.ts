@@ -41,7 +41,7 @@ export async function restoreCommand(args: string[]): Promise<number> {
   await access(values.in).catch(() => {
     throw new CliError(`cannot read the backup ${values.in}.`, 2);
   });
-  // The target is the flag given, never a store named by the environment (HEADWATER_DATABASE_URL).
+  // The target is the flag given, never a store named by the environment (DATABASE_URL).
   const config = resolveConfig({ 'data-dir': values['data-dir'], 'database-url': values['database-url'] });
   const url = values['database-url'] === undefined ? undefined : config.databaseUrl!;
   const db =

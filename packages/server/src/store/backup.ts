@@ -172,6 +172,8 @@ export async function restoreBackup(
       `The target store's schema is newer than the backup's (it has ${newer.join(', ')}): the backup's rows ` +
         'would miss what those migrations did. Restore into a new --data-dir.',
     );
+  // Refused before anything is written: migrating a store that a server runs on would change it under that server.
+  await refuseWhileWritten(db);
   await migrate(db, backedUp);
   const [{ events } = { events: 0 }] = await db.query<{ events: number }>(
     'SELECT count(*)::int AS events FROM (SELECT 1 FROM events LIMIT 1) e',
@@ -185,14 +187,8 @@ export async function restoreBackup(
   const missing = [...tables].filter((name) => !existing.has(name));
   if (missing.length > 0) throw invalid(`The backup has tables this store lacks: ${missing.join(', ')}.`);
   const result = await db.transaction(async (tx) => {
-    // A server on this store holds the writer lock for as long as it writes; this transaction's lock conflicts.
-    const [lock] = await tx.query<{ free: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS free', [
-      WRITER_LOCK_KEY,
-    ]);
-    if (lock?.free !== true)
-      throw invalid(
-        'A Headwater server is writing to the target store: stop every server on it, then restore.',
-      );
+    // Held until the rows are in: a server that starts meanwhile waits to write.
+    await refuseWhileWritten(tx);
     // Rows go in table by table in name order; the foreign keys hold again once every table is in.
     await tx.query("SET LOCAL session_replication_role = 'replica'").catch((error: unknown) => {
       throw invalid(
@@ -246,7 +242,7 @@ export async function restoreBackup(
     }
     if (!done) throw invalid('The backup ends before its last line: it was cut off; nothing was restored.');
     // Only the store's own (a backup of an older version could name another table's sequence).
-    const present = new Set(
+    const ownSequences = new Set(
       (
         await tx.query<{ name: string }>(
           "SELECT sequencename AS name FROM pg_sequences WHERE schemaname = 'public'",
@@ -254,12 +250,26 @@ export async function restoreBackup(
       ).map((row) => row.name),
     );
     for (const { name, value } of header.sequences ?? [])
-      if (value !== null && present.has(name))
+      if (value !== null && ownSequences.has(name))
         await tx.query('SELECT setval($1::regclass, $2, true)', [quote(name), value]);
     return { tables: tablesDone, rows };
   });
   const migrated = await migrate(db);
   return { ...result, migrated };
+}
+
+/**
+ * Refuses a store a server writes to: that server holds the writer lock for as long as it runs, and this
+ * transaction-level try conflicts with it (inside a transaction it is then held until the transaction ends).
+ */
+async function refuseWhileWritten(q: Queryable): Promise<void> {
+  const [lock] = await q.query<{ free: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS free', [
+    WRITER_LOCK_KEY,
+  ]);
+  if (lock?.free !== true)
+    throw invalid(
+      'A Headwater server is writing to the target store: stop every server on it, then restore.',
+    );
 }
 
 function parseLine(line: string): unknown {

@@ -46,7 +46,8 @@ export async function migrationFiles(): Promise<string[]> {
 /**
  * The tables the migrations `applied` create and leave, in name order: Headwater's own tables, told apart from
  * any other table a shared database holds (a backup takes only these). Read from the migrations' own statements
- * (`CREATE TABLE name`, `DROP TABLE name`), the one place that knows.
+ * (`CREATE TABLE name`, `DROP TABLE name`), the one place that knows; a migration that renames a table
+ * (`ALTER TABLE ... RENAME TO`) must be taught here first.
  */
 export async function migrationTables(applied: Iterable<string>): Promise<string[]> {
   const tables = new Set<string>();
