@@ -8,6 +8,6 @@ export default defineConfig({
     // expect.poll's default of 1 s is too short for a browser's chain of requests on a loaded CI machine.
     expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
-    globalSetup: ['packages/server/test/global-setup.ts'],
+    globalSetup: ['packages/server/test/global-setup.ts', 'packages/web/test/global-setup.ts'],
   },
 });

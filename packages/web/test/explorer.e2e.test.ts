@@ -174,8 +174,34 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     const position = (id: string) =>
       graph.locator(`.react-flow__node[data-id="${id}"]`).getAttribute('style');
     const before = await position(mart);
+    // Edges stay drawn through a selection: none leaves the DOM while the nodes are made anew (they did, for a
+    // frame or two, while xyflow measured every node again).
+    await page.evaluate(() => {
+      const removed = { count: 0 };
+      (window as unknown as { removedEdges: typeof removed }).removedEdges = removed;
+      new MutationObserver((records) => {
+        for (const record of records)
+          for (const node of record.removedNodes)
+            if (node instanceof Element)
+              removed.count +=
+                (node.matches('.react-flow__edge') ? 1 : 0) +
+                node.querySelectorAll('.react-flow__edge').length;
+      }).observe(document.querySelector('[data-testid="lineage-graph"]')!, {
+        childList: true,
+        subtree: true,
+      });
+    });
     await graph.locator('.react-flow__node', { hasText: 'dashboards.revenue' }).click();
     await expect.poll(() => panel.locator('h2').innerText()).toBe('dashboards.revenue');
+    // The root causes of the new selection come after the click, and change the graph's input again.
+    await expect
+      .poll(() => panel.getByRole('list', { name: 'Causes' }).locator('.cause__node').allInnerTexts())
+      .toEqual(['analytics.staging.orders', 'daily_etl.load_orders']);
+    expect(
+      await page.evaluate(
+        () => (window as unknown as { removedEdges: { count: number } }).removedEdges.count,
+      ),
+    ).toBe(0);
     expect(await position(mart)).toBe(before);
     expect(new URL(page.url()).searchParams.get('select')).toBe('dataset:looker://acme:dashboards.revenue');
 
@@ -190,6 +216,31 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     await expect.poll(() => staging.locator('.graph-node__field').count()).toBe(8);
     await expect.poll(() => graph.locator('.react-flow__edge.is-column').count()).toBeGreaterThan(0);
     expect(await position(mart)).toBe(before);
+    // Every edge, the column edges and those of the box that grew, leaves a source handle and ends at a target
+    // handle where they are now (xyflow keeps the places it measured: the expanded box had to ask again).
+    await expect
+      .poll(() =>
+        graph.evaluate((root) => {
+          const sides = (type: 'source' | 'target') =>
+            [...root.querySelectorAll(`.react-flow__handle.${type}`)].map((handle) => {
+              const box = handle.getBoundingClientRect();
+              return { x: type === 'source' ? box.right : box.left, y: box.top + box.height / 2 };
+            });
+          const sources = sides('source');
+          const targets = sides('target');
+          const near = (points: { x: number; y: number }[], point: DOMPoint) =>
+            points.some((p) => Math.abs(p.x - point.x) < 1.5 && Math.abs(p.y - point.y) < 1.5);
+          let detached = 0;
+          for (const path of root.querySelectorAll<SVGPathElement>('.react-flow__edge-path')) {
+            const screen = path.getScreenCTM()!;
+            const start = path.getPointAtLength(0).matrixTransform(screen);
+            const end = path.getPointAtLength(path.getTotalLength()).matrixTransform(screen);
+            if (!near(sources, start) || !near(targets, end)) detached++;
+          }
+          return detached;
+        }),
+      )
+      .toBe(0);
     await screenshot(page, 'lineage-columns');
 
     // The Airflow DAG's tasks collapse into their group.

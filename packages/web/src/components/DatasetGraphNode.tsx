@@ -1,5 +1,5 @@
-import { memo } from 'react';
-import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
+import { memo, useEffect, useRef } from 'react';
+import { Handle, Position, useUpdateNodeInternals, type Node, type NodeProps } from '@xyflow/react';
 import { CauseBadges } from './CauseBadges.js';
 import type { DatasetNodeData } from '../graph/flow-elements.js';
 import { useGraphActions } from './GraphActions.js';
@@ -14,11 +14,22 @@ const columnsInBox = 9;
  * handles for column edges, and pushes the boxes below it down.
  */
 export const DatasetGraphNode = memo(function DatasetGraphNode({
+  id,
   data,
 }: NodeProps<Node<DatasetNodeData, 'dataset'>>) {
   const { toggleColumns } = useGraphActions();
   const { node, expanded, isRoot } = data;
   const fields = node.data.fields;
+  // Its column handles come and go with the list: xyflow keeps the handles it measured (flow-elements' `sized`)
+  // and learns of new ones only when told (it measures a node by itself once, when it mounts).
+  const updateNodeInternals = useUpdateNodeInternals();
+  const handleNames = expanded ? fields.map((field) => field.name).join('\n') : '';
+  const measuredNames = useRef(handleNames);
+  useEffect(() => {
+    if (measuredNames.current === handleNames) return;
+    measuredNames.current = handleNames;
+    updateNodeInternals(id);
+  }, [updateNodeInternals, id, handleNames]);
   return (
     <div
       className={`graph-node graph-node--dataset${isRoot ? ' graph-node--root' : ''}${expanded ? ' graph-node--expanded' : ''}`}

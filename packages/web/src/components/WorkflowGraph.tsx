@@ -12,7 +12,7 @@ import {
 import '@xyflow/react/dist/style.css';
 import type { WorkflowModel } from '../api/workflow.js';
 import { edgeShape, type LayoutResult } from '../graph/layout.js';
-import { NODE_HEIGHT, NODE_WIDTH } from '../graph/flow-elements.js';
+import { NODE_HEIGHT, NODE_WIDTH, sized } from '../graph/flow-elements.js';
 import { fitToFreeArea } from '../graph/free-area.js';
 import { GraphControls } from './GraphControls.js';
 import { WorkflowDatasetGraphNode, type WorkflowDatasetNodeData } from './WorkflowDatasetGraphNode.js';
@@ -64,7 +64,7 @@ export function WorkflowGraph({
       const common = {
         id: node.id,
         position: layout.positions.get(node.id) ?? { x: 0, y: 0 },
-        ...WORKFLOW_NODE_SIZE,
+        ...sized(WORKFLOW_NODE_SIZE.width, WORKFLOW_NODE_SIZE.height),
       };
       return node.kind === 'run'
         ? { ...common, type: 'run' as const, data: { node, selected: node.id === selected } }

@@ -159,9 +159,7 @@ export function flowElements(input: FlowInput): { nodes: FlowNode[]; edges: Edge
         childCount: members.length,
         state,
       },
-      // Known sizes on every node: the minimap draws only nodes with dimensions on them.
-      width: collapsed ? NODE_WIDTH : size.width,
-      height: collapsed ? COLLAPSED_GROUP_HEIGHT : size.height,
+      ...sized(collapsed ? NODE_WIDTH : size.width, collapsed ? COLLAPSED_GROUP_HEIGHT : size.height),
       className: [
         members.some((m) => input.causes.nodes.has(m.id)) && collapsed ? 'is-cause-path' : '',
         input.context && !members.some((m) => input.context!.nodes.has(m.id)) ? 'is-dimmed' : '',
@@ -177,8 +175,7 @@ export function flowElements(input: FlowInput): { nodes: FlowNode[]; edges: Edge
     const expanded = node.type === 'DATASET' && input.expandedColumns.has(node.id);
     const common = {
       id: node.id,
-      width: NODE_WIDTH,
-      height: expanded ? NODE_HEIGHT + expandedExtraHeight(node) : NODE_HEIGHT,
+      ...sized(NODE_WIDTH, expanded ? NODE_HEIGHT + expandedExtraHeight(node) : NODE_HEIGHT),
       position: positions.get(node.id) ?? { x: 0, y: 0 },
       className: classes(node.id),
       ...(group ? { parentId: group, extent: 'parent' as const } : {}),
@@ -258,6 +255,15 @@ export function flowElements(input: FlowInput): { nodes: FlowNode[]; edges: Edge
   }
   return { nodes, edges };
 }
+
+/**
+ * A node's size, known from the layout, given to xyflow as set and as measured. Set: the minimap draws only nodes
+ * with dimensions on them. Measured too: each change of a graph's input (a click, an answer) makes new node
+ * objects, and xyflow drops the handle places it measured for a node that comes without `measured`, so every edge
+ * went for a frame or two on each click, until each node was measured again. A node whose handles change without
+ * a change of size must then ask to be measured (an expanded dataset does: see DatasetGraphNode).
+ */
+export const sized = (width: number, height: number) => ({ width, height, measured: { width, height } });
 
 /** Moves the top-level boxes under an expanded dataset down by the height its columns add. */
 function pushDownBelowExpanded(input: FlowInput, positions: Map<string, { x: number; y: number }>): void {
