@@ -30,6 +30,15 @@ export interface NewApiKey {
 const KEY_PATTERN = /^hw_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
 
 /**
+ * A key's id and secret (`hw_<id>_<secret>`), or undefined for a token of another shape. The secret is base64url
+ * and may hold `_` itself: split the token by the pattern, never on `_`.
+ */
+export function keyParts(token: string): { id: string; secret: string } | undefined {
+  const match = KEY_PATTERN.exec(token);
+  return match ? { id: match[1]!, secret: match[2]! } : undefined;
+}
+
+/**
  * The salted SHA-256 of a key's secret. The secret is 32 random bytes: nobody can search that space, so a
  * password hash's deliberate slowness (bcrypt, argon2: milliseconds per check) buys nothing and would cost
  * ingest throughput on every request. The per-key salt keeps two stores' hashes unrelated.
@@ -162,9 +171,9 @@ export class ApiKeyVerifier {
 
   /** Checks `token`: the key's principal, or why it was refused. */
   async verify(token: string): Promise<{ principal: Principal } | { refused: KeyRefusal }> {
-    const match = KEY_PATTERN.exec(token);
-    if (!match) return { refused: 'malformed' };
-    const [, id, secret] = match as unknown as [string, string, string];
+    const parts = keyParts(token);
+    if (!parts) return { refused: 'malformed' };
+    const { id, secret } = parts;
     const now = this.#now();
     let entry = this.#cache.get(id);
     if (!entry || now - entry.readAt > KEY_CACHE_MS) {
