@@ -203,7 +203,8 @@ describe.each(backends())('redaction at ingest on the $name store', (backend) =>
         typeof value === 'bigint' ? String(value) : Buffer.isBuffer(value) ? value.toString('utf8') : value,
       );
       expect(text, name).not.toContain('zzleak');
-      expect(text, name).not.toContain('9000');
+      // The statistic as a value of its own, not four digits inside a random id or a time in milliseconds.
+      expect(text, name).not.toMatch(/(?<![\w.-])9000(?![\w-])/);
     }
     // The events are in there (the search would pass on an empty store).
     expect(rows).toBeGreaterThan(10);
