@@ -212,9 +212,25 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
 
     // Columns in place, with column edges; the mart stays where it was.
     const staging = graph.locator('.react-flow__node', { hasText: 'analytics.staging.orders' });
+    // What the column lineage requests answered, for the message should the edges not come.
+    const answers: string[] = [];
+    const started = Date.now();
+    const onResponse = (response: { url(): string; status(): number }) => {
+      if (response.url().includes('/api/v1/column-lineage'))
+        answers.push(`${response.status()} after ${Date.now() - started} ms`);
+    };
+    page.on('response', onResponse);
     await staging.getByRole('button', { name: /columns/ }).click();
     await expect.poll(() => staging.locator('.graph-node__field').count()).toBe(8);
-    await expect.poll(() => graph.locator('.react-flow__edge.is-column').count()).toBeGreaterThan(0);
+    await expect
+      .poll(() => graph.locator('.react-flow__edge.is-column').count())
+      .toBeGreaterThan(0)
+      .catch(async (error: Error) => {
+        const alerts = await page.getByRole('alert').allInnerTexts();
+        error.message += `; column lineage answered: [${answers.join(', ')}]; alerts: [${alerts.join(' | ')}]`;
+        throw error;
+      });
+    page.off('response', onResponse);
     expect(await position(mart)).toBe(before);
     // Every edge, the column edges and those of the box that grew, leaves a source handle and ends at a target
     // handle where they are now (xyflow keeps the places it measured: the expanded box had to ask again).
