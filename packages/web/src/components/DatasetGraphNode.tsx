@@ -20,8 +20,9 @@ export const DatasetGraphNode = memo(function DatasetGraphNode({
   const { toggleColumns } = useGraphActions();
   const { node, expanded, isRoot } = data;
   const fields = node.data.fields;
-  // Its column handles come and go with the list: xyflow keeps the handles it measured (flow-elements' `sized`)
-  // and learns of new ones only when told (it measures a node by itself once, when it mounts).
+  // Its column handles come and go with the list. xyflow keeps the handles it measured (flow-elements' `sized`)
+  // and measures a node again when its box is resized or when told: told here, so that column edges do not wait
+  // on a resize observation.
   const updateNodeInternals = useUpdateNodeInternals();
   const handleNames = expanded ? fields.map((field) => field.name).join('\n') : '';
   const measuredNames = useRef(handleNames);

@@ -260,8 +260,8 @@ export function flowElements(input: FlowInput): { nodes: FlowNode[]; edges: Edge
  * A node's size, known from the layout, given to xyflow as set and as measured. Set: the minimap draws only nodes
  * with dimensions on them. Measured too: each change of a graph's input (a click, an answer) makes new node
  * objects, and xyflow drops the handle places it measured for a node that comes without `measured`, so every edge
- * went for a frame or two on each click, until each node was measured again. A node whose handles change without
- * a change of size must then ask to be measured (an expanded dataset does: see DatasetGraphNode).
+ * went for a frame or two on each click, until each node was measured again. A node whose handles change must
+ * then ask to be measured, unless its size changes too (an expanded dataset asks anyway: see DatasetGraphNode).
  */
 export const sized = (width: number, height: number) => ({ width, height, measured: { width, height } });
 
