@@ -222,15 +222,16 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     page.on('response', onResponse);
     await staging.getByRole('button', { name: /columns/ }).click();
     await expect.poll(() => staging.locator('.graph-node__field').count()).toBe(8);
-    await expect
-      .poll(() => graph.locator('.react-flow__edge.is-column').count())
-      .toBeGreaterThan(0)
-      .catch(async (error: Error) => {
-        const alerts = await page.getByRole('alert').allInnerTexts();
-        error.message += `; column lineage answered: [${answers.join(', ')}]; alerts: [${alerts.join(' | ')}]`;
-        throw error;
-      });
-    page.off('response', onResponse);
+    try {
+      await expect.poll(() => graph.locator('.react-flow__edge.is-column').count()).toBeGreaterThan(0);
+    } catch (error) {
+      const alerts = await page.getByRole('alert').allInnerTexts();
+      (error as Error).message +=
+        `; column lineage answered: [${answers.join(', ')}]; alerts: [${alerts.join(' | ')}]`;
+      throw error;
+    } finally {
+      page.off('response', onResponse);
+    }
     expect(await position(mart)).toBe(before);
     // Every edge, the column edges and those of the box that grew, leaves a source handle and ends at a target
     // handle where they are now (xyflow keeps the places it measured: the expanded box had to ask again).

@@ -3,7 +3,6 @@ import { backends, startServer } from '../../../server/test/helpers/backends.js'
 import type { ServerConfig } from '../../../server/src/config.js';
 import type { HeadwaterServer } from '../../../server/src/server.js';
 import { launchBrowser } from './browser.js';
-import { ensureWebBuilt } from './web-build.js';
 // Brings the server suite's `inject('embeddedTemplateDir')` typing, which startServer uses.
 import type {} from '../../../server/test/global-setup.js';
 
@@ -19,14 +18,13 @@ export interface ExplorerSession {
 }
 
 /**
- * Builds the app if needed, starts a server (with `overrides` of its configuration) and a browser; `seed` loads
- * the server before the browser starts.
+ * Starts a server (with `overrides` of its configuration) serving the app, which the suite's global setup has
+ * built, and a browser; `seed` loads the server before the browser starts.
  */
 export async function openExplorer(
   seed: (url: string) => Promise<void>,
   overrides: Partial<ServerConfig> = {},
 ): Promise<ExplorerSession> {
-  ensureWebBuilt();
   const server = await startServer(backends()[0]!, overrides);
   try {
     await seed(server.url);
