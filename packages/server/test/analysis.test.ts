@@ -68,21 +68,25 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
         lastGoodRunAt: '2025-03-14T04:03:20.000Z',
         checked: { datasets: 5, jobs: 3 },
       });
+      // The failed load comes first: the freshness assertion it made fail follows from it.
       expect(brief(result)).toEqual([
-        {
-          kind: 'failedAssertion',
-          nodeId: demo.stagingOrders,
-          distance: 2,
-          path: [demo.mart, demo.dbt, demo.stagingOrders],
-        },
         {
           kind: 'failedRun',
           nodeId: demo.loadOrders,
           distance: 3,
           path: [demo.mart, demo.dbt, demo.stagingOrders, demo.loadOrders],
         },
+        {
+          kind: 'failedAssertion',
+          nodeId: demo.stagingOrders,
+          distance: 2,
+          path: [demo.mart, demo.dbt, demo.stagingOrders],
+        },
       ]);
-      expect(result.causes[0]!.assertions).toEqual([
+      expect(result.causes.map((c) => c.explainedBy)).toEqual([null, demo.loadOrders]);
+      expect(result.causes[1]!.run).toMatchObject({ id: expect.any(String), state: 'COMPLETED' });
+      expect(result.causes[1]!.run!.id).toBe(result.causes[1]!.assertions[0]!.runId);
+      expect(result.causes[1]!.assertions).toEqual([
         {
           assertion: 'freshness',
           column: '_loaded_at',
@@ -94,7 +98,7 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
           at: '2025-03-14T04:03:20.000Z',
         },
       ]);
-      expect(result.causes[1]).toMatchObject({
+      expect(result.causes[0]).toMatchObject({
         errorMessage: LOAD_ORDERS_ERROR,
         run: {
           id: failedRun,
@@ -110,18 +114,19 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
       expect(result.checked).toEqual({ datasets: 6, jobs: 4 });
       expect(brief(result)).toEqual([
         {
-          kind: 'failedAssertion',
-          nodeId: demo.stagingOrders,
-          distance: 4,
-          path: [demo.dashboard, demo.refresh, demo.mart, demo.dbt, demo.stagingOrders],
-        },
-        {
           kind: 'failedRun',
           nodeId: demo.loadOrders,
           distance: 5,
           path: [demo.dashboard, demo.refresh, demo.mart, demo.dbt, demo.stagingOrders, demo.loadOrders],
         },
+        {
+          kind: 'failedAssertion',
+          nodeId: demo.stagingOrders,
+          distance: 4,
+          path: [demo.dashboard, demo.refresh, demo.mart, demo.dbt, demo.stagingOrders],
+        },
       ]);
+      expect(result.causes.map((c) => c.explainedBy)).toEqual([null, demo.loadOrders]);
     });
 
     it('finds the same causes for a dashboard column, along its column lineage', async () => {
@@ -135,9 +140,10 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
       ];
       const result = await rootCause(column);
       expect(brief(result)).toEqual([
-        { kind: 'failedAssertion', nodeId: demo.stagingOrders, distance: 4, path },
         { kind: 'failedRun', nodeId: demo.loadOrders, distance: 5, path: [...path, demo.loadOrders] },
+        { kind: 'failedAssertion', nodeId: demo.stagingOrders, distance: 4, path },
       ]);
+      expect(result.causes.map((c) => c.explainedBy)).toEqual([null, demo.loadOrders]);
     });
 
     it('reports the schema change of 2025-03-12 to the mart until the mart is rebuilt', async () => {
@@ -161,15 +167,15 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
       });
       // After the 04:00 build the change is no longer news; nothing else was wrong that day.
       expect(brief(await rootCause(demo.mart, '2025-03-12T05:00:00Z'))).toEqual([]);
-      // Staging orders itself on the last day: its failed load and its own failing assertion.
+      // Staging orders itself on the last day: its failed load, and its own failing assertion that follows from it.
       expect(brief(await rootCause(demo.stagingOrders))).toEqual([
-        { kind: 'failedAssertion', nodeId: demo.stagingOrders, distance: 0, path: [demo.stagingOrders] },
         {
           kind: 'failedRun',
           nodeId: demo.loadOrders,
           distance: 1,
           path: [demo.stagingOrders, demo.loadOrders],
         },
+        { kind: 'failedAssertion', nodeId: demo.stagingOrders, distance: 0, path: [demo.stagingOrders] },
       ]);
     });
 
@@ -355,8 +361,8 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
         checked: { datasets: 3, jobs: 3 },
       });
       const toClean = [ops('report'), opsJob('publish'), ops('clean')];
+      // The failed transform and the stale raw data upstream of it, then the assertion the failure explains.
       expect(brief(result)).toEqual([
-        { kind: 'failedAssertion', nodeId: ops('clean'), distance: 2, path: toClean },
         {
           kind: 'failedRun',
           nodeId: opsJob('transform'),
@@ -369,8 +375,10 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
           distance: 4,
           path: [...toClean, opsJob('transform'), ops('raw')],
         },
+        { kind: 'failedAssertion', nodeId: ops('clean'), distance: 2, path: toClean },
       ]);
-      const [assertion, run, stale] = result.causes;
+      expect(result.causes.map((c) => c.explainedBy)).toEqual([null, null, opsJob('transform')]);
+      const [run, stale, assertion] = result.causes;
       expect(assertion!.assertions.map((a) => [a.assertion, a.column, a.expected, a.actual])).toEqual([
         ['not_null', 'id', '0', '3'],
       ]);

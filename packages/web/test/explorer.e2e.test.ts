@@ -81,10 +81,11 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     const causes = page.getByRole('region', { name: 'Root cause' }).getByRole('list', { name: 'Causes' });
     await expect
       .poll(() => causes.locator('.cause__node').allInnerTexts())
-      .toEqual(['analytics.staging.orders', 'daily_etl.load_orders']);
-    expect(await causes.locator('.cause').first().innerText()).toContain(
-      'freshness(_loaded_at): expected <= 24h, actual 25h 55m',
-    );
+      .toEqual(['daily_etl.load_orders', 'analytics.staging.orders']);
+    // The failing freshness assertion is shown as what follows from the failed load, not as a cause of its own.
+    expect(
+      await causes.getByRole('list', { name: 'Explained by daily_etl.load_orders' }).innerText(),
+    ).toContain('freshness(_loaded_at): expected <= 24h, actual 25h 55m');
     await screenshot(page, 'dataset-mart-root-cause');
     await causes.locator('.cause__node', { hasText: 'daily_etl.load_orders' }).click(); // 3
     await expect.poll(() => page.locator('h1').innerText()).toBe('daily_etl.load_orders');
@@ -99,17 +100,22 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     const io = { ...quietIo, stdout: { write: (chunk: string) => ((json += chunk), true) } };
     expect(await rootCauseCommand([dashboard, '--json', '--url', url], io)).toBe(0);
     const expected = (JSON.parse(json) as RootCauseResult).causes;
-    expect(expected.map((c) => c.kind)).toEqual(['failedAssertion', 'failedRun']);
+    expect(expected.map((c) => [c.kind, c.explainedBy])).toEqual([
+      ['failedRun', null],
+      ['failedAssertion', 'job:acme-airflow:daily_etl.load_orders'],
+    ]);
 
     await page.goto(`${url}/datasets/${encodeURIComponent('looker://acme')}/dashboards.revenue`);
     const items = page.getByRole('region', { name: 'Root cause' }).locator('.cause');
     await expect.poll(() => items.count()).toBe(expected.length);
     for (const [i, cause] of expected.entries()) {
       const item = items.nth(i);
-      expect(await item.locator('.cause__kind').innerText()).toContain(causeLabels[cause.kind].toUpperCase());
-      expect(await item.locator('.cause__node').innerText()).toBe(nodeLabel(cause.nodeId));
-      expect(await item.locator('.cause__message').innerText()).toBe(cause.message);
-      expect(await item.locator('.cause__head').innerText()).toContain(`${cause.distance} hops up`);
+      // An item's own head and message (an explained cause is nested inside the item of its failed run).
+      const head = item.locator(':scope > .cause__head');
+      expect(await head.locator('.cause__kind').innerText()).toContain(causeLabels[cause.kind].toUpperCase());
+      expect(await head.locator('.cause__node').innerText()).toBe(nodeLabel(cause.nodeId));
+      expect(await item.locator(':scope > .cause__message').innerText()).toBe(cause.message);
+      expect(await head.innerText()).toContain(`${cause.distance} hops up`);
     }
     await screenshot(page, 'nine-am-question');
   });
@@ -167,7 +173,7 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     expect(await badges('load_orders')).toMatch(/Failed run/);
     const panel = page.getByRole('complementary', { name: 'Selected node' });
     expect(await panel.getByRole('list', { name: 'Causes' }).locator('.cause__node').allInnerTexts()).toEqual(
-      ['analytics.staging.orders', 'daily_etl.load_orders'],
+      ['daily_etl.load_orders', 'analytics.staging.orders'],
     );
     await screenshot(page, 'lineage-root-cause');
 
@@ -196,7 +202,7 @@ describe.skipIf(!browserAvailable())('lineage explorer in Chromium, on the demo'
     // The root causes of the new selection come after the click, and change the graph's input again.
     await expect
       .poll(() => panel.getByRole('list', { name: 'Causes' }).locator('.cause__node').allInnerTexts())
-      .toEqual(['analytics.staging.orders', 'daily_etl.load_orders']);
+      .toEqual(['daily_etl.load_orders', 'analytics.staging.orders']);
     expect(
       await page.evaluate(
         () => (window as unknown as { removedEdges: { count: number } }).removedEdges.count,

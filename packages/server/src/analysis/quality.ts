@@ -3,7 +3,13 @@
  * (the rule of src/ingest/assertions.ts and latestAssertions), and the row, null and distinct counts, sizes and
  * file counts runs reported (`dataQualityMetrics`, `inputStatistics`, `outputStatistics`), per run.
  */
-import { assertionHistory, runAssertions, type AssertionRecord } from '../store/queries/analysis.js';
+import {
+  assertionHistory,
+  assertionStatuses,
+  runAssertions,
+  type AssertionRecord,
+  type AssertionStatus,
+} from '../store/queries/analysis.js';
 import { qualityObservations, type QualityObservationRecord } from '../store/queries/quality.js';
 import type { ReadModel } from '../store/read-model.js';
 import { compareText, type AnalysisSource } from './context.js';
@@ -11,6 +17,8 @@ import { compareText, type AnalysisSource } from './context.js';
 /** One result of an assertion. */
 export interface AssertionResultJson {
   readonly success: boolean;
+  /** The check did not run (dbt skipped it, or the run did not execute): the result says nothing of the data. */
+  readonly skipped: boolean;
   readonly severity: string | null;
   readonly expected: string | null;
   readonly actual: string | null;
@@ -18,7 +26,14 @@ export interface AssertionResultJson {
   readonly at: string;
 }
 
-/** An assertion on a dataset: what identifies it, its latest result and its results newest first. */
+/**
+ * Where an assertion stands: `failing` or `passing` by its latest result of a check that ran; `notEvaluated`
+ * when no check of it ever ran; `retired` when a later run of the job that reported it no longer does (renamed
+ * or deleted: see AssertionStatus in store/queries/analysis.ts), whatever its last result was.
+ */
+export type AssertionStanding = 'failing' | 'passing' | 'notEvaluated' | 'retired';
+
+/** An assertion on a dataset: what identifies it, where it stands, its latest result and its results newest first. */
 export interface AssertionJson {
   /** What makes results the same assertion: its name, else its type and column. */
   readonly identity: string;
@@ -27,7 +42,13 @@ export interface AssertionJson {
   readonly column: string;
   readonly name: string | null;
   readonly description: string | null;
+  readonly status: AssertionStanding;
+  /** The latest result of a check that ran, else the latest result. */
   readonly latest: AssertionResultJson;
+  /** The latest result, skipped or not. */
+  readonly lastReported: AssertionResultJson;
+  /** The run that reported on the dataset without it, and when; null unless retired. */
+  readonly retired: { readonly runId: string; readonly at: string } | null;
   readonly history: AssertionResultJson[];
 }
 
@@ -91,6 +112,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 const resultOf = (a: AssertionRecord): AssertionResultJson => ({
   success: a.success,
+  skipped: a.skipped,
   severity: a.severity,
   expected: a.expected,
   actual: a.actual,
@@ -98,33 +120,49 @@ const resultOf = (a: AssertionRecord): AssertionResultJson => ({
   at: a.at.toISOString(),
 });
 
+const STANDING_ORDER: readonly AssertionStanding[] = ['failing', 'passing', 'notEvaluated', 'retired'];
+
+/** Where an assertion stands ({@link AssertionStanding}). */
+export function standingOf(status: AssertionStatus): AssertionStanding {
+  if (status.retired !== null) return 'retired';
+  if (status.evaluated === null) return 'notEvaluated';
+  return status.evaluated.success ? 'passing' : 'failing';
+}
+
 /**
- * Groups assertion results (ordered by identity, newest first, as assertionHistory returns them) into one entry
- * per assertion: failing ones first, then by assertion, column and name.
+ * One entry per assertion of one dataset, from where each stands and its results (grouped by identity, newest
+ * first, as assertionHistory returns them): failing ones first, then passing, never evaluated and retired, then
+ * by assertion, column and name.
  */
-export function assertionsJson(records: readonly AssertionRecord[]): AssertionJson[] {
+export function assertionsJson(
+  statuses: readonly AssertionStatus[],
+  records: readonly AssertionRecord[],
+): AssertionJson[] {
   const byIdentity = new Map<string, AssertionRecord[]>();
   for (const record of records) {
     const list = byIdentity.get(record.identity);
     if (list) list.push(record);
     else byIdentity.set(record.identity, [record]);
   }
-  return [...byIdentity.values()]
-    .map((results) => {
-      const latest = results[0]!;
+  return statuses
+    .map((status): AssertionJson => {
+      const latest = status.evaluated ?? status.reported;
       return {
         identity: latest.identity,
         assertion: latest.assertion,
         column: latest.column,
         name: latest.name,
         description: latest.description,
+        status: standingOf(status),
         latest: resultOf(latest),
-        history: results.map(resultOf),
+        lastReported: resultOf(status.reported),
+        retired: status.retired && { runId: status.retired.runUuid, at: status.retired.at.toISOString() },
+        history: (byIdentity.get(latest.identity) ?? []).map(resultOf),
       };
     })
     .sort(
       (a, b) =>
-        Number(a.latest.success) - Number(b.latest.success) ||
+        STANDING_ORDER.indexOf(a.status) - STANDING_ORDER.indexOf(b.status) ||
         compareText(a.assertion, b.assertion) ||
         compareText(a.column, b.column) ||
         compareText(a.name ?? '', b.name ?? ''),
@@ -208,19 +246,23 @@ export interface DatasetQualityOptions {
 }
 
 /**
- * A dataset's quality now: the latest result of each assertion from any run with its history, and the
- * statistics and metrics of its newest runs (three queries).
+ * A dataset's quality now: where each assertion stands, its latest result from any run and its history, and
+ * the statistics and metrics of its newest runs (four queries).
  */
 export async function datasetQuality(
   source: AnalysisSource,
   datasetId: number,
   options: DatasetQualityOptions,
 ): Promise<DatasetQualityJson> {
-  const [history, observations] = await Promise.all([
+  const [statuses, history, observations] = await Promise.all([
+    assertionStatuses(source.db, [datasetId], null),
     assertionHistory(source.db, datasetId, null, options.history),
     qualityObservations(source.db, { datasetId }, options.runs),
   ]);
-  return { assertions: assertionsJson(history), runs: await observationsJson(source, observations) };
+  return {
+    assertions: assertionsJson(statuses, history),
+    runs: await observationsJson(source, observations),
+  };
 }
 
 /** What a run reported about its datasets: statistics, metrics and assertions (two queries). */

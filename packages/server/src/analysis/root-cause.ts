@@ -24,6 +24,7 @@ import {
   type AnalysisNode,
   type AnalysisSource,
   type AnalysisTime,
+  type JobGraphView,
 } from './context.js';
 import { diffSchemas, isEmptyChange, type SchemaChange } from './schema.js';
 import { nodesOfColumnWalk, trailNodes, walkColumns, walkJobGraph, type Reached } from './walk.js';
@@ -108,8 +109,16 @@ export interface Cause {
   readonly path: string[];
   /** One line for people. */
   readonly message: string;
+  /**
+   * The failed run this cause may follow from: the nodeId of the job of a failedRun cause upstream of this one
+   * (on a path to the target), the deepest such job that no other failed run is upstream of; null when no failed
+   * run is upstream, and for schema changes. A load that failed explains the freshness assertion failing on the
+   * dataset it feeds, and the jobs that then failed on its missing output.
+   */
+  readonly explainedBy: string | null;
   /** The message of the failed run's error (errorMessage or spark.exception facet), else null. */
   readonly errorMessage: string | null;
+  /** The failed run (failedRun), or the run that reported the newest failing result (failedAssertion). */
   readonly run: CauseRun | null;
   readonly assertions: CauseAssertion[];
   readonly staleness: Staleness | null;
@@ -151,8 +160,9 @@ export interface RootCauseOptions {
 const MIN_WRITES = 3;
 
 const iso = (time: Date | null): string | null => (time === null ? null : time.toISOString());
+// A run that did not execute (skipped, reused) failed nothing, whatever its eventType said.
 const isFailed = (run: RunOutcome | undefined): run is RunOutcome =>
-  run !== undefined && (run.state === 'FAILED' || run.state === 'ABORTED');
+  run !== undefined && run.execution === 'executed' && (run.state === 'FAILED' || run.state === 'ABORTED');
 
 /** The median of a non-empty list of numbers. */
 export function median(values: readonly number[]): number {
@@ -262,13 +272,16 @@ export function upstreamOf(source: AnalysisSource, target: AnalysisNode): Reache
 }
 
 /**
- * Walks upstream of a dataset or column and reports what may explain bad data in it, nearest first (then in
- * {@link CAUSE_KINDS} order, then by nodeId):
- * - jobs whose latest run by `at` FAILED or ABORTED, and the run that created the target's current version if
- *   it did;
- * - datasets (the target included) where the latest result of an assertion, from any run, failed;
- * - datasets (the target included) not written by a COMPLETED run for over 1.5 x the usual interval of the job
- *   that writes them most often (the median of its last 10 completed writes, bursts as one, at least 15 min);
+ * Walks upstream of a dataset or column and reports what may explain bad data in it: first the causes no failed
+ * run upstream explains, nearest first, then those one does ({@link Cause.explainedBy}), nearest first (each
+ * group then in {@link CAUSE_KINDS} order, then by nodeId):
+ * - jobs whose latest run that executed by `at` FAILED or ABORTED, and the run that created the target's current
+ *   version if it did (a skipped or reused run is neither a failure nor a completion);
+ * - datasets (the target included) where the latest result of a standing assertion that ran, from any run,
+ *   failed (see AssertionStatus in store/queries/analysis.ts: skipped results and retired assertions are not);
+ * - datasets (the target included) not written by a COMPLETED run that executed for over 1.5 x the usual
+ *   interval of the job that writes them most often (the median of its last 10 completed writes, bursts as one,
+ *   at least 15 min);
  * - versions of these datasets created after the target's last completed write (all of them if it never had
  *   one), with what changed.
  * Six queries in two rounds, whatever the size of the upstream graph.
@@ -301,14 +314,25 @@ export async function rootCause(
   ]);
   const lastGood = targetDataset === undefined ? null : (writes.get(targetDataset)?.[0]?.endedAt ?? null);
   const creatorUuid = targetDataset === undefined ? undefined : creators.get(targetDataset);
-  const [versions, creatorRuns] = await Promise.all([
+  const assertionsOf = new Map<number, AssertionRecord[]>();
+  for (const record of failedAssertions) {
+    let list = assertionsOf.get(record.datasetId);
+    if (!list) assertionsOf.set(record.datasetId, (list = []));
+    list.push(record);
+  }
+  const newestOf = (records: readonly AssertionRecord[]) =>
+    records.reduce((a, b) =>
+      b.at > a.at || (b.at.getTime() === a.at.getTime() && b.runUuid > a.runUuid) ? b : a,
+    );
+  const reporters = [...assertionsOf.values()].map((records) => newestOf(records).runUuid);
+  const [versions, outcomes] = await Promise.all([
     versionsCreatedSince(
       db,
       targetDataset === undefined ? [] : datasetIds,
       datasetIds.map(() => lastGood),
       at,
     ),
-    runOutcomes(db, creatorUuid === undefined ? [] : [creatorUuid]),
+    runOutcomes(db, [...new Set([...(creatorUuid === undefined ? [] : [creatorUuid]), ...reporters])]),
   ]);
 
   const pathOf = (r: Reached) => trailNodes(r.trail).map((node) => analysisNodeId(state, node));
@@ -321,6 +345,7 @@ export async function rootCause(
     distance: fields.distance,
     path: fields.path,
     message: fields.message,
+    explainedBy: null,
     errorMessage: fields.errorMessage ?? null,
     run: fields.run ?? null,
     assertions: fields.assertions ?? [],
@@ -328,6 +353,13 @@ export async function rootCause(
     schemaChange: fields.schemaChange ?? null,
   });
   const causes: Cause[] = [];
+  const causeRun = (run: RunOutcome): CauseRun => ({
+    id: run.uuid,
+    state: run.state,
+    startedAt: iso(run.startedAt),
+    endedAt: iso(run.endedAt),
+    contradictoryStates: contradictoryStates(run.terminalsSeen),
+  });
   const runCause = (r: Reached, run: RunOutcome): Cause => {
     const contradictory = contradictoryStates(run.terminalsSeen);
     return cause({
@@ -341,13 +373,7 @@ export async function rootCause(
         `${run.errorMessage ? `: ${run.errorMessage.split('\n')[0]}` : ''}` +
         `${contradictory.length > 0 ? ` (its events also reported ${contradictory.slice(1).join(', ')})` : ''}`,
       errorMessage: run.errorMessage,
-      run: {
-        id: run.uuid,
-        state: run.state,
-        startedAt: iso(run.startedAt),
-        endedAt: iso(run.endedAt),
-        contradictoryStates: contradictory,
-      },
+      run: causeRun(run),
     });
   };
   const reportedRuns = new Set<string>();
@@ -357,7 +383,7 @@ export async function rootCause(
     reportedRuns.add(run.uuid);
     causes.push(runCause(r, run));
   }
-  const creator = creatorUuid === undefined ? undefined : creatorRuns.get(creatorUuid);
+  const creator = creatorUuid === undefined ? undefined : outcomes.get(creatorUuid);
   if (isFailed(creator) && !reportedRuns.has(creator.uuid)) {
     const start = reached[0]!;
     causes.push(
@@ -373,14 +399,9 @@ export async function rootCause(
   }
 
   const byDataset = new Map(datasets.map((r) => [r.node.id, r]));
-  const assertionsOf = new Map<number, AssertionRecord[]>();
-  for (const record of failedAssertions) {
-    let list = assertionsOf.get(record.datasetId);
-    if (!list) assertionsOf.set(record.datasetId, (list = []));
-    list.push(record);
-  }
   for (const [datasetId, records] of assertionsOf) {
     const r = byDataset.get(datasetId)!;
+    const reporter = outcomes.get(newestOf(records).runUuid);
     causes.push(
       cause({
         kind: 'failedAssertion',
@@ -396,6 +417,7 @@ export async function rootCause(
                 `${a.name ?? a.assertion}${a.column ? `(${a.column})` : ''} expected ${a.expected ?? '?'}, got ${a.actual ?? '?'}`,
             )
             .join('; '),
+        run: reporter ? causeRun(reporter) : null,
         assertions: records.map((a) => ({
           assertion: a.assertion,
           column: a.column,
@@ -461,9 +483,11 @@ export async function rootCause(
     );
   }
 
+  const explained = explainCauses(state, source.graph, reached, causes);
   const kindOrder = (kind: CauseKind) => CAUSE_KINDS.indexOf(kind);
-  causes.sort(
+  explained.sort(
     (a, b) =>
+      Number(a.explainedBy !== null) - Number(b.explainedBy !== null) ||
       a.distance - b.distance ||
       kindOrder(a.kind) - kindOrder(b.kind) ||
       compareText(a.nodeId, b.nodeId) ||
@@ -474,6 +498,65 @@ export async function rootCause(
     at: at.toISOString(),
     lastGoodRunAt: iso(lastGood),
     checked: { datasets: datasets.length, jobs: jobs.length },
-    causes,
+    causes: explained,
   };
+}
+
+/** The kinds of cause a failed run upstream can explain (a schema change is a change, not a consequence). */
+const EXPLAINABLE: ReadonlySet<CauseKind> = new Set(['failedRun', 'failedAssertion', 'stale']);
+
+/**
+ * Sets each cause's {@link Cause.explainedBy}: among the failed runs' jobs upstream of its node (through nodes of
+ * the walk, so on a path to the target), a root one (no other failed run is upstream of it), the deepest first.
+ * Each failed job's downstream is walked within `reached` once: O(failed jobs x reached nodes), with few failed
+ * jobs.
+ */
+function explainCauses(
+  state: ReadModel,
+  graph: JobGraphView,
+  reached: readonly Reached[],
+  causes: readonly Cause[],
+): Cause[] {
+  const key = (kind: 'dataset' | 'job', id: number) => `${kind}:${id}`;
+  const within = new Set(reached.map((r) => key(r.node.kind, r.node.id)));
+  const byNodeId = new Map(reached.map((r) => [analysisNodeId(state, r.node), r]));
+  // Every failed job's downstream within the walk, itself excluded.
+  const failed: { nodeId: string; distance: number; below: Set<string> }[] = [];
+  for (const c of causes) {
+    const r = byNodeId.get(c.nodeId);
+    if (c.kind !== 'failedRun' || r === undefined || failed.some((f) => f.nodeId === c.nodeId)) continue;
+    const below = new Set<string>();
+    let frontier: { kind: 'dataset' | 'job'; id: number }[] = [r.node];
+    while (frontier.length > 0) {
+      const next: typeof frontier = [];
+      for (const node of frontier) {
+        const neighbours =
+          node.kind === 'job'
+            ? graph.datasetsOf(node.id, 1).map((id) => ({ kind: 'dataset' as const, id }))
+            : graph.jobsOf(node.id, 0).map((id) => ({ kind: 'job' as const, id }));
+        for (const n of neighbours) {
+          const k = key(n.kind, n.id);
+          if (!within.has(k) || below.has(k)) continue;
+          below.add(k);
+          next.push(n);
+        }
+      }
+      frontier = next;
+    }
+    below.delete(key(r.node.kind, r.node.id));
+    failed.push({ nodeId: c.nodeId, distance: r.distance, below });
+  }
+  const nodeKey = (nodeId: string) => {
+    const r = byNodeId.get(nodeId);
+    return r ? key(r.node.kind, r.node.id) : undefined;
+  };
+  const roots = failed
+    .filter((f) => !failed.some((g) => g !== f && g.below.has(nodeKey(f.nodeId)!)))
+    .sort((a, b) => b.distance - a.distance || compareText(a.nodeId, b.nodeId));
+  return causes.map((c) => {
+    const k = nodeKey(c.nodeId);
+    if (!EXPLAINABLE.has(c.kind) || k === undefined) return c;
+    const root = roots.find((f) => f.nodeId !== c.nodeId && f.below.has(k));
+    return root ? { ...c, explainedBy: root.nodeId } : c;
+  });
 }

@@ -17,7 +17,7 @@ import {
 } from '../store/queries/history.js';
 import { withInputFacets, type Facets } from '../store/queries/facets.js';
 import { jobTags, type JobRecord } from '../store/queries/jobs.js';
-import { runIo, type RunRecord } from '../store/queries/runs.js';
+import { runExecutions, runIo, type RunRecord } from '../store/queries/runs.js';
 import type { ServerConfig } from '../config.js';
 import type { AppDeps } from './app.js';
 import {
@@ -282,10 +282,11 @@ async function runsJsonAsOf(
 ): Promise<Map<string, RunJson>> {
   const byUuid = new Map(runs.map((run) => [run.uuid, run]));
   const uuids = [...byUuid.keys()];
-  const [facets, io, locations] = await Promise.all([
+  const [facets, io, locations, executions] = await Promise.all([
     facetsAsOf<string>(db, 'run', uuids, at),
     runIo(db, uuids, at),
     runLocationsAsOf(db, [...byUuid.values()], at),
+    runExecutions(db, uuids),
   ]);
   const result = new Map<string, RunJson>();
   [...byUuid.values()].forEach((run, index) => {
@@ -314,6 +315,9 @@ async function runsJsonAsOf(
       startedAt: null,
       endedAt: null,
       terminalsSeen: 0,
+      // Whether it executed is its present value: the rules that set it read assertions as well as facets, and
+      // are not replayed by time.
+      execution: executions.get(run.uuid) ?? 'executed',
     };
     result.set(
       run.uuid,

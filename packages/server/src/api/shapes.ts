@@ -15,6 +15,7 @@ import { HeadwaterError } from '../errors.js';
 import { ERROR_FACETS, runErrorOf, type RunError } from '../ingest/error-facets.js';
 import { nameUuid } from '../ingest/ids.js';
 import { contradictoryStates, type TerminalState } from '../ingest/run-state.js';
+import { EXECUTION_OUTCOMES, type ExecutionOutcome } from '../ingest/execution.js';
 import {
   columnLineageInto,
   findDatasets,
@@ -188,6 +189,11 @@ export interface RunJson {
    * FAIL, then COMPLETE): each of them, most severe first. `state` is the first.
    */
   contradictoryStates?: TerminalState['state'][];
+  /**
+   * Headwater: present when the run did not execute (ingest/execution.ts): it was skipped, reused or a no-op, so
+   * its state is neither a failure nor a completion and it refreshed no data.
+   */
+  execution?: Exclude<ExecutionOutcome, 'executed'>;
 }
 
 /** A job node of the lineage graph (Marquez's JobData). */
@@ -481,6 +487,7 @@ export function runJson(
     error: runErrorOf(facets),
     ...(staleAfterMs !== undefined && isStaleRun(record, staleAfterMs) ? { stale: true as const } : {}),
     ...contradiction(record.terminalsSeen),
+    ...(record.execution === 'executed' ? {} : { execution: record.execution }),
   };
 }
 
@@ -944,6 +951,15 @@ export const contradictoryStatesSchema = {
 } as const;
 
 /** A Run's `stale` flag. */
+/** The `execution` field of a Run. */
+export const executionSchema = {
+  type: 'string',
+  enum: EXECUTION_OUTCOMES.filter((outcome) => outcome !== 'executed'),
+  description:
+    'Headwater: present when the run did not execute (skipped, reused or no-op, as its producer said): ' +
+    'neither a failure nor a completion, and it refreshed no data',
+} as const;
+
 export const staleRunSchema = {
   type: 'boolean',
   enum: [true],
@@ -1034,8 +1050,9 @@ export const sharedSchemas = titled([
         error: runErrorSchema,
         stale: staleRunSchema,
         contradictoryStates: contradictoryStatesSchema,
+        execution: executionSchema,
       },
-      ['jobVersion', 'stale', 'contradictoryStates'],
+      ['jobVersion', 'stale', 'contradictoryStates', 'execution'],
     ),
   },
   { $id: 'DatasetData', ...object(datasetNodeDataProperties) },

@@ -17,6 +17,11 @@ export interface AssertionResult {
   readonly name: string | null;
   readonly description: string | null;
   readonly success: boolean;
+  /**
+   * The producer says the check did not run (see {@link readAssertions}'s `unevaluated`): not a failure, and not
+   * a result that says anything about the data.
+   */
+  readonly skipped: boolean;
   readonly severity: string | null;
   readonly expected: string | null;
   readonly actual: string | null;
@@ -40,12 +45,29 @@ const textOf = (value: unknown): string | null =>
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** How a producer reports a check that did not run. */
+export type Unevaluated =
+  /** As a result like any other: every result is taken as sent. */
+  | 'none'
+  /**
+   * dbt-ol's way: an unsuccessful result with neither `actual` nor `expected`. dbt-ol fills both from the failure
+   * count dbt gives every test it ran (pass, fail or warn), and sends the tests dbt skipped (their model failed or
+   * was skipped) or could not run (an error in the test's SQL) as `success: false` without them.
+   */
+  | 'withoutCounts'
+  /** The run says it did not execute (a `headwater_execution` facet): none of its results was evaluated. */
+  | 'all';
+
 /**
  * The assertions of the `dataQualityAssertions` facets in `sources` (a mention's input or output facets first,
  * then its dataset facets), one per identity: the first source that names it wins, and within one facet the
- * last item. Items without a string `assertion` and a boolean `success` are left out.
+ * last item. Items without a string `assertion` and a boolean `success` are left out. `unevaluated` says which
+ * results are checks that did not run ({@link AssertionResult.skipped}).
  */
-export function readAssertions(sources: readonly FacetMap[]): AssertionResult[] {
+export function readAssertions(
+  sources: readonly FacetMap[],
+  unevaluated: Unevaluated = 'none',
+): AssertionResult[] {
   const found = new Map<string, AssertionResult>();
   for (const facets of sources) {
     const facet = facets.dataQualityAssertions;
@@ -58,6 +80,11 @@ export function readAssertions(sources: readonly FacetMap[]): AssertionResult[] 
       const name = str(item.name) || null;
       const identity = assertionIdentity(name, item.assertion, column);
       if (found.has(identity)) continue;
+      const expected = textOf(item.expected);
+      const actual = textOf(item.actual);
+      const skipped =
+        unevaluated === 'all' ||
+        (unevaluated === 'withoutCounts' && !item.success && expected === null && actual === null);
       fromThis.set(identity, {
         identity,
         assertion: item.assertion,
@@ -65,9 +92,10 @@ export function readAssertions(sources: readonly FacetMap[]): AssertionResult[] 
         name,
         description: str(item.description),
         success: item.success,
+        skipped,
         severity: str(item.severity),
-        expected: textOf(item.expected),
-        actual: textOf(item.actual),
+        expected,
+        actual,
       });
     }
     for (const [identity, result] of fromThis) found.set(identity, result);

@@ -1,4 +1,5 @@
-import { readAssertions, type AssertionResult } from './assertions.js';
+import { readAssertions, type AssertionResult, type Unevaluated } from './assertions.js';
+import { executionOf, unevaluatedOf } from './execution.js';
 import { DATASET_FIELD } from '../graph/column-graph.js';
 import { canonicalJson, contentHash64, contentUuid } from './ids.js';
 import {
@@ -373,6 +374,8 @@ class Derivation {
         old.nominalEndTime !== row.nominalEndTime ||
         old.codeLocation !== row.codeLocation ||
         old.codeLocationAt !== row.codeLocationAt ||
+        old.execution !== row.execution ||
+        old.executionAt !== row.executionAt ||
         old.externalId !== row.externalId
       ) {
         changes.persist.runs.add(uuid);
@@ -500,6 +503,8 @@ class Derivation {
             nominalEndTime: null,
             codeLocation: null,
             codeLocationAt: null,
+            execution: null,
+            executionAt: null,
             io: new Map(),
           };
       this.changes.runs.set(uuid, run);
@@ -533,6 +538,15 @@ class Derivation {
       if (at === null || t > at || (t === at && (url ?? '') > (run.codeLocation ?? ''))) {
         run.codeLocation = url;
         run.codeLocationAt = t;
+      }
+    }
+    const execution = executionOf(event);
+    if (execution !== undefined) {
+      // The newest event that says wins (equal times: the greater outcome, whatever the arrival order).
+      const at = run.executionAt;
+      if (at === null || t > at || (t === at && execution > (run.execution ?? ''))) {
+        run.execution = execution;
+        run.executionAt = t;
       }
     }
     const nominal = event.run?.facets.nominalTime;
@@ -711,7 +725,7 @@ class Derivation {
     if (run) this.#runIo(run, direction, dataset.id, versionId, mention.ioFacets, t);
     if (direction === 1) this.#columnLineage(dataset, mention.facets.columnLineage, t);
     this.#symlinks(dataset, mention.facets.symlinks, t);
-    if (run) this.#quality(run.uuid, dataset.id, mention, t);
+    if (run) this.#quality(run.uuid, dataset.id, mention, unevaluatedOf(event), t);
   }
 
   #datasetVersion(
@@ -893,8 +907,8 @@ class Derivation {
     }
   }
 
-  #quality(runUuid: string, datasetId: number, mention: EventDataset, t: Ms): void {
-    for (const result of readAssertions([mention.ioFacets, mention.facets])) {
+  #quality(runUuid: string, datasetId: number, mention: EventDataset, unevaluated: Unevaluated, t: Ms): void {
+    for (const result of readAssertions([mention.ioFacets, mention.facets], unevaluated)) {
       const key = [runUuid, datasetId, result.identity].join('\u0000');
       const existing = this.changes.assertions.get(key);
       if (existing && existing.eventTime > t) continue;

@@ -1,6 +1,7 @@
 import type { Queryable } from './db.js';
 import { readAll, readPaged, selectColumns, type BulkColumn } from './paged-read.js';
 import type { RunStateAggregate, TerminalState } from '../ingest/run-state.js';
+import type { ExecutionOutcome } from '../ingest/execution.js';
 
 /** Ms since the epoch. */
 export type Ms = number;
@@ -79,6 +80,12 @@ export interface RunRow {
   /** The code the run says it ran: the url of the newest sourceCodeLocation facet among its events, and when. */
   codeLocation: string | null;
   codeLocationAt: Ms | null;
+  /**
+   * Whether the run executed, as its newest event that says so reports it (ingest/execution.ts), and that event's
+   * time; null: no event said, and the run counts as executed.
+   */
+  execution: ExecutionOutcome | null;
+  executionAt: Ms | null;
   /** Datasets the run read or wrote: `${direction}:${datasetId}` -> dataset version id. */
   io: Map<string, number | null>;
 }
@@ -199,7 +206,7 @@ const VERSION_CACHE_SIZE = 200_000;
 export const RUNS_SQL = (param: string) =>
   `SELECT r.uuid::text AS uuid, r.external_id, r.job_id, r.parent_run_uuid::text AS parent_run_uuid,
           r.job_version_id, r.state, r.started_at, r.first_running_at, r.ended_at, r.created_at, r.updated_at,
-          r.nominal_start_time, r.nominal_end_time, r.code_location, r.code_location_at, r.terminals_seen,
+          r.nominal_start_time, r.nominal_end_time, r.code_location, r.code_location_at, r.terminals_seen, r.execution, r.execution_at,
           (SELECT json_agg(json_build_array(io.direction, io.dataset_id, io.dataset_version_id))
            FROM run_io io WHERE io.run_uuid = r.uuid) AS io
    FROM runs r WHERE r.uuid = ANY(${param}::uuid[])`;
@@ -453,6 +460,8 @@ export class ModelState {
         nominalEndTime: time(row.nominal_end_time),
         codeLocation: (row.code_location as string | null | undefined) ?? null,
         codeLocationAt: time(row.code_location_at),
+        execution: (row.execution as ExecutionOutcome | null | undefined) ?? null,
+        executionAt: time(row.execution_at),
         io,
       });
     }

@@ -124,6 +124,8 @@ const RUN_COLUMNS = [
   col('code_location', 'text'),
   col('code_location_at', 'timestamptz'),
   col('terminals_seen', 'smallint'),
+  col('execution', 'text'),
+  col('execution_at', 'timestamptz'),
 ];
 const names = (columns: readonly BulkColumn[]) => columns.slice(1).map((column) => column.name);
 
@@ -293,6 +295,8 @@ export async function writeBatch(
         run.codeLocation,
         ts(run.codeLocationAt),
         aggregate.terminalsSeen,
+        run.execution,
+        ts(run.executionAt),
       ];
     }),
     updateAll('uuid', names(RUN_COLUMNS)),
@@ -371,6 +375,7 @@ export async function writeBatch(
       col('name', 'text'),
       col('description', 'text'),
       col('success', 'boolean'),
+      col('skipped', 'boolean'),
       col('severity', 'text'),
       col('expected', 'text'),
       col('actual', 'text'),
@@ -385,6 +390,7 @@ export async function writeBatch(
       row.name,
       row.description,
       row.success,
+      row.skipped,
       row.severity,
       row.expected,
       row.actual,
@@ -392,7 +398,7 @@ export async function writeBatch(
     ]),
     `(run_uuid, dataset_id, identity) DO UPDATE SET assertion = EXCLUDED.assertion,
        column_name = EXCLUDED.column_name, name = EXCLUDED.name, description = EXCLUDED.description,
-       success = EXCLUDED.success,
+       success = EXCLUDED.success, skipped = EXCLUDED.skipped,
        severity = EXCLUDED.severity, expected = EXCLUDED.expected, actual = EXCLUDED.actual,
        event_time = EXCLUDED.event_time WHERE EXCLUDED.event_time >= t.event_time`,
   );

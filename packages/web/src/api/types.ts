@@ -2,7 +2,7 @@
  * The shapes of the server's Marquez-compatible API (`/api/v1`) that the explorer reads. Only the fields the UI
  * uses are declared; the server sends more.
  */
-
+import type { RunJson } from '../../../server/src/api/shapes.js';
 import type { RunError as RunErrorInfo } from '../../../server/src/ingest/error-facets.js';
 
 export type { RunErrorInfo };
@@ -43,6 +43,8 @@ export interface Run {
   stale?: true;
   /** The terminal states the run's events reported when they contradict each other, the shown state first. */
   contradictoryStates?: string[];
+  /** Present when the run did not execute (skipped, reused, no-op): its state is neither a failure nor a completion. */
+  execution?: RunJson['execution'];
 }
 
 export interface Field {

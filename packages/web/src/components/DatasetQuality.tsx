@@ -1,6 +1,11 @@
 import { useMemo } from 'react';
 import { Link } from 'react-router';
-import type { AssertionJson, DatasetQualityJson, QualityObservationJson } from '../api/analysis.js';
+import type {
+  AssertionJson,
+  AssertionResultJson,
+  DatasetQualityJson,
+  QualityObservationJson,
+} from '../api/analysis.js';
 import { statisticsOf } from '../api/quality.js';
 import { formatBytes, formatTime } from '../format.js';
 import { paths } from '../paths.js';
@@ -133,6 +138,18 @@ function ColumnMetrics({ observation }: { observation: QualityObservationJson })
   );
 }
 
+/** The badge of where an assertion stands, in the server's terms (AssertionStanding). */
+const standingBadge: Record<AssertionJson['status'], { className: string; label: string }> = {
+  failing: { className: 'failed', label: 'FAILED' },
+  passing: { className: 'completed', label: 'PASSED' },
+  notEvaluated: { className: 'new', label: 'NOT RUN' },
+  retired: { className: 'aborted', label: 'RETIRED' },
+};
+
+/** One result as a person reads it: passed, failed, or not run (a check that was skipped). */
+const resultWord = (r: AssertionResultJson) => (r.skipped ? 'not run' : r.success ? 'passed' : 'failed');
+const resultMark = (r: AssertionResultJson) => (r.skipped ? '–' : r.success ? '✓' : '✕');
+
 function AssertionTable({ histories }: { histories: readonly AssertionJson[] }) {
   return (
     <table className="table" aria-label="Data-quality assertions">
@@ -143,13 +160,24 @@ function AssertionTable({ histories }: { histories: readonly AssertionJson[] }) 
         {histories.map((h) => {
           const { latest } = h;
           const label = h.name ?? h.assertion;
+          const badge = standingBadge[h.status];
           return (
-            <tr key={h.identity}>
+            <tr key={h.identity} className={h.status === 'retired' ? 'row--retired' : undefined}>
               <td>
-                <span className={`badge badge--${latest.success ? 'completed' : 'failed'}`}>
-                  {latest.success ? 'PASSED' : 'FAILED'}
-                </span>
+                <span className={`badge badge--${badge.className}`}>{badge.label}</span>
                 <div className="muted small">{formatTime(latest.at)}</div>
+                {h.retired && (
+                  <div className="muted small">
+                    no longer reported since{' '}
+                    <Link to={paths.run(h.retired.runId)}>{formatTime(h.retired.at)}</Link>
+                  </div>
+                )}
+                {h.status !== 'retired' && h.lastReported.skipped && (
+                  <div className="muted small">
+                    not run at{' '}
+                    <Link to={paths.run(h.lastReported.runId)}>{formatTime(h.lastReported.at)}</Link>
+                  </div>
+                )}
               </td>
               <td className="mono">
                 {label}
@@ -165,11 +193,11 @@ function AssertionTable({ histories }: { histories: readonly AssertionJson[] }) 
                     <li key={`${r.runId}:${r.at}`}>
                       <Link
                         to={paths.run(r.runId)}
-                        className={`assertion-history__mark assertion-history__mark--${r.success ? 'passed' : 'failed'}`}
-                        title={`${formatTime(r.at)}: ${r.success ? 'passed' : 'failed'}${r.actual ? `, actual ${r.actual}` : ''}`}
-                        aria-label={`${formatTime(r.at)}: ${r.success ? 'passed' : 'failed'}`}
+                        className={`assertion-history__mark assertion-history__mark--${r.skipped ? 'skipped' : r.success ? 'passed' : 'failed'}`}
+                        title={`${formatTime(r.at)}: ${resultWord(r)}${r.actual ? `, actual ${r.actual}` : ''}`}
+                        aria-label={`${formatTime(r.at)}: ${resultWord(r)}`}
                       >
-                        {r.success ? '✓' : '✕'}
+                        {resultMark(r)}
                       </Link>
                     </li>
                   ))}

@@ -25,12 +25,17 @@ export const causeMarks: Record<CauseKind, string> = {
 };
 
 /**
- * The server's root-cause answer (`/api/v1/analysis/root-cause`) for one dataset or column: every cause, nearest
- * first and in the server's order, each with its basis (the failing assertions with expected and actual, how late
- * the data is against its usual interval, the columns that changed, the failed run and its error) and its path.
+ * The server's root-cause answer (`/api/v1/analysis/root-cause`) for one dataset or column: every cause in the
+ * server's order, each with its basis (the failing assertions with expected and actual, how late the data is
+ * against its usual interval, the columns that changed, the failed run and its error) and its path. A cause the
+ * server says follows from a failed run upstream (`explainedBy`) is shown under that run, not as a cause of its own.
  */
 export function RootCause({ result, title }: { result: RootCauseResult; title?: string }) {
   const { causes, checked } = result;
+  const shown = new Set(causes.filter((c) => c.kind === 'failedRun').map((c) => c.nodeId));
+  const roots = causes.filter((c) => c.explainedBy === null || !shown.has(c.explainedBy));
+  const following = (cause: Cause) =>
+    cause.kind === 'failedRun' ? causes.filter((c) => c.explainedBy === cause.nodeId) : [];
   const upstreamLink = paths.lineage(result.target, {
     depth: Math.max(1, ...causes.map((c) => c.distance)),
     direction: 'upstream',
@@ -44,7 +49,10 @@ export function RootCause({ result, title }: { result: RootCauseResult; title?: 
         <strong>
           {causes.length === 0
             ? 'Nothing upstream looks wrong.'
-            : `${causes.length} possible ${causes.length === 1 ? 'cause' : 'causes'} upstream, nearest first:`}
+            : `${roots.length} possible ${roots.length === 1 ? 'cause' : 'causes'} upstream, nearest first` +
+              (roots.length < causes.length
+                ? `, and ${causes.length - roots.length} more that follow from ${roots.length === 1 ? 'it' : 'them'}:`
+                : ':')}
         </strong>{' '}
         <span className="muted small">
           Checked {checked.datasets} {checked.datasets === 1 ? 'dataset' : 'datasets'} and {checked.jobs}{' '}
@@ -55,8 +63,12 @@ export function RootCause({ result, title }: { result: RootCauseResult; title?: 
       {causes.length > 0 && (
         <>
           <ol className="cause-list" aria-label="Causes">
-            {causes.map((cause, index) => (
-              <CauseItem key={`${cause.kind}:${cause.nodeId}:${index}`} cause={cause} />
+            {roots.map((cause, index) => (
+              <CauseItem
+                key={`${cause.kind}:${cause.nodeId}:${index}`}
+                cause={cause}
+                following={following(cause)}
+              />
             ))}
           </ol>
           <Link to={upstreamLink}>Show the paths in the lineage graph</Link>
@@ -83,7 +95,7 @@ export function RootCauses({ state, what }: { state: ApiState<RootCauseResult[]>
   );
 }
 
-function CauseItem({ cause }: { cause: Cause }) {
+function CauseItem({ cause, following = [] }: { cause: Cause; following?: readonly Cause[] }) {
   return (
     <li className={`cause cause--${cause.kind}`}>
       <div className="cause__head">
@@ -109,6 +121,16 @@ function CauseItem({ cause }: { cause: Cause }) {
           </span>
         ))}
       </div>
+      {following.length > 0 && (
+        <div className="cause__following">
+          <strong className="small">What follows from this failure:</strong>
+          <ol className="cause-list" aria-label={`Explained by ${nodeLabel(cause.nodeId)}`}>
+            {following.map((c, index) => (
+              <CauseItem key={`${c.kind}:${c.nodeId}:${index}`} cause={c} />
+            ))}
+          </ol>
+        </div>
+      )}
     </li>
   );
 }

@@ -9,13 +9,26 @@ export function RunStateBadge({
   state,
   stale,
   contradictory,
+  execution,
 }: {
   state: RunState | null | undefined;
   stale?: boolean;
   contradictory?: readonly string[] | undefined;
+  /** The server's `execution` of a run that did not execute: shown instead of the state its producer reported. */
+  execution?: string | undefined;
 }) {
   const value = state ?? 'NEW';
   const others = (contradictory ?? []).slice(1);
+  if (execution !== undefined) {
+    return (
+      <span
+        className="badge badge--new"
+        title={`The run did not execute (${execution}); its producer reported ${value}, which is neither a failure nor a completion`}
+      >
+        {execution.toUpperCase()}
+      </span>
+    );
+  }
   return (
     <>
       <span className={`badge badge--${value.toLowerCase()}`}>{state ?? 'never ran'}</span>

@@ -48,6 +48,7 @@ export function RunsTable({
                 state={run.state}
                 stale={run.stale === true}
                 contradictory={run.contradictoryStates}
+                execution={run.execution}
               />
             </td>
             {showJob && (

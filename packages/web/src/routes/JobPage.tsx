@@ -188,6 +188,7 @@ function LatestRun({ run, withWorkflow }: { run: Run; withWorkflow: boolean }) {
             state={run.state}
             stale={run.stale === true}
             contradictory={run.contradictoryStates}
+            execution={run.execution}
           />
         </dd>
         <dt>Started</dt>

@@ -40,6 +40,7 @@ function RunView({ run }: { run: Run }) {
               state={run.state}
               stale={run.stale === true}
               contradictory={run.contradictoryStates}
+              execution={run.execution}
             />
           </div>
           <h1>{job ? <Link to={paths.job(job.namespace, job.name)}>{job.name}</Link> : 'Run'}</h1>

@@ -5,6 +5,7 @@
  */
 import { ERROR_FACETS, runErrorOf } from '../../ingest/error-facets.js';
 import type { AssertionResult } from '../../ingest/assertions.js';
+import type { ExecutionOutcome } from '../../ingest/execution.js';
 import type { Queryable } from '../db.js';
 import { compareText } from './lookup.js';
 import { RUN_ORDER, runIo } from './runs.js';
@@ -20,16 +21,21 @@ export interface RunOutcome {
   readonly terminalsSeen: number;
   /** The message of the run's error (runErrorOf: errorMessage, spark.exception). */
   readonly errorMessage: string | null;
+  /** Whether the run executed (ingest/execution.ts); a run no event said otherwise of executed. */
+  readonly execution: ExecutionOutcome;
 }
 
 // The latest value of each error facet of the run, as {name: facet}; runErrorOf reads the error from them.
 const OUTCOME_COLUMNS = `r.uuid::text AS uuid, r.job_id AS "jobId", r.state,
   COALESCE(r.started_at, r.first_running_at) AS "startedAt", r.ended_at AS "endedAt",
-  r.terminals_seen AS "terminalsSeen",
+  r.terminals_seen AS "terminalsSeen", COALESCE(r.execution, 'executed') AS execution,
   (SELECT jsonb_object_agg(e.name, e.facet) FROM (
      SELECT DISTINCT ON (f.name) f.name, f.facet FROM run_facets f
      WHERE f.run_uuid = r.uuid AND f.name IN (${ERROR_FACETS.map((name) => `'${name}'`).join(', ')})
      ORDER BY f.name, f.event_time DESC, f.hash DESC) e) AS "errorFacets"`;
+
+/** The SQL condition that run `r` executed (see RunOutcome.execution). */
+export const EXECUTED = `(r.execution IS NULL OR r.execution = 'executed')`;
 
 type OutcomeRow = Omit<RunOutcome, 'errorMessage'> & { errorFacets: Record<string, unknown> | null };
 
@@ -45,9 +51,10 @@ export async function latestEventTime(db: Queryable): Promise<Date | null> {
 }
 
 /**
- * The newest run of each job that had begun by `at` (by Marquez's startedAt, as run lists order runs), with its
- * error message: job id -> run. Jobs without such a run are absent. With `completed`, only runs in state
- * COMPLETED count: the newest completed run.
+ * The newest run of each job that had begun by `at` (by Marquez's startedAt, as run lists order runs) and that
+ * executed (a skipped, reused or no-op run is not a job's latest real run), with its error message: job id ->
+ * run. Jobs without such a run are absent. With `completed`, only runs in state COMPLETED count: the newest
+ * completed run.
  */
 export async function latestRunOfJobs(
   db: Queryable,
@@ -59,7 +66,7 @@ export async function latestRunOfJobs(
   const rows = await db.query<OutcomeRow>(
     `SELECT ${OUTCOME_COLUMNS} FROM unnest($1::int[]) AS wanted(job_id)
      CROSS JOIN LATERAL (
-       SELECT r.uuid FROM runs r WHERE r.job_id = wanted.job_id AND r.created_at <= $2
+       SELECT r.uuid FROM runs r WHERE r.job_id = wanted.job_id AND r.created_at <= $2 AND ${EXECUTED}
          ${completed ? "AND r.state = 'COMPLETED'" : ''}
        ORDER BY ${RUN_ORDER} LIMIT 1) latest
      JOIN runs r ON r.uuid = latest.uuid`,
@@ -181,7 +188,89 @@ export interface AssertionRecord extends AssertionResult {
 }
 
 const ASSERTION_COLUMNS = `a.dataset_id AS "datasetId", a.run_uuid::text AS "runUuid", a.identity, a.assertion,
-  a.column_name AS column, a.name, a.description, a.success, a.severity, a.expected, a.actual, a.event_time AS at`;
+  a.column_name AS column, a.name, a.description, a.success, a.skipped, a.severity, a.expected, a.actual,
+  a.event_time AS at`;
+
+/**
+ * Where an assertion stands by a time: its newest result and its newest result of a check that ran, and whether
+ * it was retired.
+ *
+ * The retirement rule: a run's results for a dataset are taken as the whole set of checks its job makes on that
+ * dataset (a dbt model's tests in one run, a Great Expectations suite, a Kedro run's checks). An assertion is
+ * retired once a later run of the job that last reported it reports results for the dataset without it: the test
+ * was renamed (dbt names a test after its arguments, so a test fixed by changing it comes back under a new name)
+ * or deleted. A retired assertion keeps its history and comes back if a later run reports it again. Skipped
+ * results count as reports (the test still exists); results of other jobs do not.
+ */
+export interface AssertionStatus {
+  /** The newest result, of a check that ran or not. */
+  readonly reported: AssertionRecord;
+  /** The newest result of a check that ran; null when it never ran by then. */
+  readonly evaluated: AssertionRecord | null;
+  /** The later run of the same job that reported on the dataset without it, and when; null while it stands. */
+  readonly retired: { readonly runUuid: string; readonly at: Date } | null;
+}
+
+/**
+ * Every assertion reported on the datasets by `at` (null: now), with where it stands ({@link AssertionStatus}).
+ * One query, whatever the history.
+ */
+export async function assertionStatuses(
+  db: Queryable,
+  datasetIds: readonly number[],
+  at: Date | null,
+): Promise<AssertionStatus[]> {
+  if (datasetIds.length === 0) return [];
+  // One statement: the newest result of each assertion with the newest report of its job on the dataset, and
+  // the newest result of a check that ran.
+  type Row = AssertionRecord & {
+    job_id: number;
+    newest: boolean;
+    reportRun: string | null;
+    reportAt: Date | null;
+  };
+  const rows = await db.query<Row>(
+    `WITH results AS (
+       SELECT a.*, r.job_id FROM dq_assertions a JOIN runs r ON r.uuid = a.run_uuid
+       WHERE a.dataset_id = ANY($1::int[]) AND ($2::timestamptz IS NULL OR a.event_time <= $2)),
+     reports AS (
+       SELECT DISTINCT ON (dataset_id, job_id) dataset_id, job_id, run_uuid, event_time FROM results
+       ORDER BY dataset_id, job_id, event_time DESC, run_uuid DESC)
+     SELECT latest.*, p.run_uuid::text AS "reportRun", p.event_time AS "reportAt" FROM (
+       SELECT DISTINCT ON (a.dataset_id, a.identity) ${ASSERTION_COLUMNS}, a.job_id, true AS newest
+       FROM results a ORDER BY a.dataset_id, a.identity, a.event_time DESC, a.run_uuid DESC) latest
+     LEFT JOIN reports p ON p.dataset_id = latest."datasetId" AND p.job_id = latest.job_id
+     UNION ALL
+     SELECT evaluated.*, NULL, NULL FROM (
+       SELECT DISTINCT ON (a.dataset_id, a.identity) ${ASSERTION_COLUMNS}, a.job_id, false AS newest
+       FROM results a WHERE NOT a.skipped
+       ORDER BY a.dataset_id, a.identity, a.event_time DESC, a.run_uuid DESC) evaluated`,
+    [datasetIds, at?.toISOString() ?? null],
+  );
+  const key = (record: AssertionRecord) => `${record.datasetId}\u0000${record.identity}`;
+  const evaluated = new Map<string, AssertionRecord>();
+  const statuses: AssertionStatus[] = [];
+  const strip = ({ newest: _n, reportRun: _r, reportAt: _a, job_id: _j, ...record }: Row): AssertionRecord =>
+    record;
+  for (const row of rows) if (!row.newest) evaluated.set(key(row), strip(row));
+  for (const row of rows) {
+    if (!row.newest) continue;
+    const reported = strip(row);
+    const { reportRun, reportAt } = row;
+    const retired =
+      reportRun !== null && reportAt !== null && reportRun !== reported.runUuid && reportAt > reported.at
+        ? { runUuid: reportRun, at: reportAt }
+        : null;
+    statuses.push({ reported, evaluated: evaluated.get(key(reported)) ?? null, retired });
+  }
+  return statuses.sort(
+    (a, b) =>
+      a.reported.datasetId - b.reported.datasetId ||
+      compareText(a.reported.assertion, b.reported.assertion) ||
+      compareText(a.reported.column, b.reported.column) ||
+      compareText(a.reported.identity, b.reported.identity),
+  );
+}
 
 /** The failing ones among {@link latestAssertions}. */
 export async function latestFailedAssertions(
@@ -193,24 +282,21 @@ export async function latestFailedAssertions(
 }
 
 /**
- * A dataset's quality by `at`: the latest result of each distinct assertion (by identity) from any run that
- * reported on it, so that a failing test is not hidden by a later run that checked something else (dbt-ol sends
- * one run per test). Ordered by dataset, assertion, column and identity.
+ * A dataset's quality by `at`: the latest result of a check that ran of each assertion (by identity) that stands
+ * ({@link AssertionStatus}: not retired), from any run that reported on it, so that a failing test is not hidden
+ * by a later run that checked something else (dbt-ol sends one run per test), nor by a run that skipped it (the
+ * data it judged is still the data there). Ordered by dataset, assertion, column and identity.
  */
 export async function latestAssertions(
   db: Queryable,
   datasetIds: readonly number[],
   at: Date | null,
 ): Promise<AssertionRecord[]> {
-  if (datasetIds.length === 0) return [];
-  return db.query<AssertionRecord>(
-    `SELECT * FROM (
-       SELECT DISTINCT ON (a.dataset_id, a.identity) ${ASSERTION_COLUMNS} FROM dq_assertions a
-       WHERE a.dataset_id = ANY($1::int[]) AND ($2::timestamptz IS NULL OR a.event_time <= $2)
-       ORDER BY a.dataset_id, a.identity, a.event_time DESC, a.run_uuid DESC) latest
-     ORDER BY "datasetId", assertion, "column", identity`,
-    [datasetIds, at?.toISOString() ?? null],
-  );
+  const current: AssertionRecord[] = [];
+  for (const status of await assertionStatuses(db, datasetIds, at)) {
+    if (status.retired === null && status.evaluated !== null) current.push(status.evaluated);
+  }
+  return current;
 }
 
 /**
@@ -224,7 +310,7 @@ export function assertionHistory(
   perAssertion: number,
 ): Promise<AssertionRecord[]> {
   return db.query<AssertionRecord>(
-    `SELECT "datasetId", "runUuid", identity, assertion, "column", name, description, success, severity,
+    `SELECT "datasetId", "runUuid", identity, assertion, "column", name, description, success, skipped, severity,
             expected, actual, at FROM (
        SELECT ${ASSERTION_COLUMNS},
               row_number() OVER (PARTITION BY a.identity ORDER BY a.event_time DESC, a.run_uuid DESC) AS n
@@ -252,7 +338,8 @@ export interface WriteRecord {
 }
 
 /**
- * When the last `perJob` COMPLETED runs of each job that wrote each dataset ended, by `at` (out of the dataset's
+ * When the last `perJob` COMPLETED runs that executed (a skipped or reused run refreshed nothing) of each job that
+ * wrote each dataset ended, by `at` (out of the dataset's
  * last 1,000 completed writes), newest first: dataset id -> writes. Datasets no completed run wrote are absent.
  */
 export async function completedWrites(
@@ -270,6 +357,7 @@ export async function completedWrites(
          SELECT job_id, ended_at, row_number() OVER (PARTITION BY job_id ORDER BY ended_at DESC) AS n FROM (
            SELECT r.job_id, r.ended_at FROM run_io io JOIN runs r ON r.uuid = io.run_uuid
            WHERE io.dataset_id = wanted.id AND io.direction = 1 AND r.state = 'COMPLETED' AND r.ended_at <= $2
+             AND ${EXECUTED}
            ORDER BY r.ended_at DESC LIMIT 1000) recent) ranked
        WHERE n <= $3) w
      ORDER BY wanted.id, w.ended_at DESC, w.job_id`,

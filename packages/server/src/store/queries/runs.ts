@@ -1,4 +1,5 @@
 import { datasetVersionUuid } from '../../ingest/derive.js';
+import type { ExecutionOutcome } from '../../ingest/execution.js';
 import type { Queryable } from '../db.js';
 
 /**
@@ -30,17 +31,32 @@ export interface RunRecord {
   readonly endedAt: Date | null;
   /** The terminal states the run's events reported, as bits (see contradictoryStates in ingest/run-state.ts). */
   readonly terminalsSeen: number;
+  /** Whether the run executed (ingest/execution.ts). */
+  readonly execution: ExecutionOutcome;
 }
 
 const COLUMNS = `r.uuid::text AS uuid, r.job_id AS "jobId", n.name AS namespace, j.name AS "jobName",
   jv.version::text AS "jobVersion", r.state, r.created_at AS "createdAt", r.updated_at AS "updatedAt",
   r.nominal_start_time AS "nominalStartTime", r.nominal_end_time AS "nominalEndTime",
   COALESCE(r.started_at, r.first_running_at) AS "startedAt", r.ended_at AS "endedAt",
-  r.terminals_seen AS "terminalsSeen"`;
+  r.terminals_seen AS "terminalsSeen", COALESCE(r.execution, 'executed') AS execution`;
 
 const JOINS = `JOIN jobs j ON j.id = r.job_id
   JOIN namespaces n ON n.id = j.namespace_id
   LEFT JOIN job_versions jv ON jv.id = r.job_version_id`;
+
+/** Whether each run executed (absent: unknown uuid). */
+export async function runExecutions(
+  db: Queryable,
+  uuids: readonly string[],
+): Promise<Map<string, ExecutionOutcome>> {
+  if (uuids.length === 0) return new Map();
+  const rows = await db.query<{ uuid: string; execution: ExecutionOutcome }>(
+    `SELECT uuid::text AS uuid, COALESCE(execution, 'executed') AS execution FROM runs WHERE uuid = ANY($1::uuid[])`,
+    [uuids],
+  );
+  return new Map(rows.map((row) => [row.uuid, row.execution]));
+}
 
 /** Runs by uuid, in no particular order. */
 export function findRuns(db: Queryable, uuids: readonly string[]): Promise<RunRecord[]> {
