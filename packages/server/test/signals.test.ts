@@ -166,3 +166,95 @@ describe.each(backends())('true signals from real dbt-ol runs on the $name store
     expect(answer.causes.map((c) => c.kind)).toEqual(['failedAssertion']);
   });
 });
+
+describe.each(backends())('runs that did not execute, as producers say so, on the $name store', (backend) => {
+  let ctx: Awaited<ReturnType<typeof startServer>>;
+  const api = apiOf(() => ctx.url);
+  const HOUR = 3_600_000;
+  const T0 = Date.parse('2025-06-02T00:00:00Z');
+  const RAW = { namespace: 's3://lake', name: 'events_raw' };
+  const DAILY = { namespace: 's3://lake', name: 'events_daily' };
+  const runId = (n: number) => `0197a000-0000-7000-8000-${String(n).padStart(12, '0')}`;
+  const event = (n: number, eventType: string, time: number, runFacets: Record<string, unknown> = {}) => ({
+    eventType,
+    eventTime: new Date(time).toISOString(),
+    producer: 'https://example.com/scheduler',
+    schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent',
+    run: { runId: runId(n), facets: runFacets },
+    job: { namespace: 'etl', name: 'aggregate_events' },
+    inputs: [RAW],
+    outputs: [DAILY],
+  });
+  const facet = (body: Record<string, unknown>) => ({
+    _producer: 'https://example.com/scheduler',
+    _schemaURL: 'https://example.com/schemas/HeadwaterExecutionRunFacet.json',
+    ...body,
+  });
+  const rootCauseOf = () =>
+    api.get<RootCauseResult>(
+      `/api/v1/analysis/root-cause?nodeId=${encodeURIComponent(`dataset:${DAILY.namespace}:${DAILY.name}`)}&at=${encodeURIComponent(new Date(T0 + 4 * 24 * HOUR + HOUR).toISOString())}`,
+    );
+
+  beforeAll(async () => {
+    ctx = await startServer(backend);
+    // Four daily runs: three completed, then on the fourth day a FAIL; and later that day a retry that the
+    // scheduler reports as skipped (Airflow's task state) and a rerun reported reused (the facet).
+    for (let day = 0; day < 3; day++) {
+      await api.post(
+        event(day, 'START', T0 + day * 24 * HOUR),
+        event(day, 'COMPLETE', T0 + day * 24 * HOUR + 60_000),
+      );
+    }
+  });
+  afterAll(() => ctx?.stop());
+
+  it('a FAIL of a run that says it was skipped is not a failure, and the job keeps its last real run', async () => {
+    const day3 = T0 + 3 * 24 * HOUR;
+    await api.post(
+      event(3, 'START', day3),
+      event(3, 'FAIL', day3 + 60_000, {
+        airflow: facet({ taskInstance: { state: 'upstream_failed', try_number: 1 } }),
+      }),
+    );
+    const run = await api.get<{ state: string; execution?: string }>(`/api/v1/jobs/runs/${runId(3)}`);
+    expect(run).toMatchObject({ state: 'FAILED', execution: 'skipped' });
+    // The job's latest real run completed; but nothing refreshed the data for a day and a half: it is stale.
+    const answer = await rootCauseOf();
+    expect(answer.causes.map((c) => c.kind)).toEqual(['stale']);
+    expect(answer.lastGoodRunAt).toBe(new Date(T0 + 2 * 24 * HOUR + 60_000).toISOString());
+  });
+
+  it('a COMPLETE of a reused run is not fresh data, and a real failure still counts', async () => {
+    const day4 = T0 + 4 * 24 * HOUR;
+    await api.post(
+      event(4, 'START', day4),
+      event(4, 'COMPLETE', day4 + 60_000, {
+        headwater_execution: facet({ outcome: 'reused', reason: 'cached result of run 2' }),
+      }),
+    );
+    expect(await api.get<{ execution?: string }>(`/api/v1/jobs/runs/${runId(4)}`)).toMatchObject({
+      execution: 'reused',
+    });
+    let answer = await rootCauseOf();
+    expect(answer.causes.map((c) => c.kind)).toEqual(['stale']);
+    // A real failure after it is the job's latest real run.
+    await api.post(event(5, 'START', day4 + 10 * 60_000), event(5, 'FAIL', day4 + 11 * 60_000));
+    answer = await rootCauseOf();
+    expect(answer.causes.map((c) => [c.kind, c.run?.id ?? null])).toEqual([
+      ['failedRun', runId(5)],
+      ['stale', null],
+    ]);
+    // The data is stale because the job failed: the staleness follows from the failure.
+    expect(answer.causes[1]!.explainedBy).toBe('job:etl:aggregate_events');
+  });
+
+  it('the newest event that says wins: a later event saying the run executed makes it count again', async () => {
+    const day4 = T0 + 4 * 24 * HOUR;
+    await api.post(
+      event(4, 'OTHER', day4 + 2 * 60_000, { headwater_execution: facet({ outcome: 'executed' }) }),
+    );
+    const run = await api.get<{ state: string; execution?: string }>(`/api/v1/jobs/runs/${runId(4)}`);
+    expect(run.state).toBe('COMPLETED');
+    expect(run.execution).toBeUndefined();
+  });
+});
