@@ -115,9 +115,14 @@ const DATASET_WITNESSES_SQL = `
         `s.kind = 0 AND s.io_facets <> '{}'::jsonb`,
         's.event_hash',
       ),
-      // The run of each assertion's newest result before the cutoff (kept whole, as runs are).
+      // The run of each assertion's newest result before the cutoff (kept whole, as runs are), and of its newest
+      // result of a check that ran (an assertion stands as that: assertionStatuses in queries/analysis.ts).
       `(SELECT e.hash FROM (SELECT DISTINCT ON (dataset_id, identity) run_uuid FROM dq_assertions
           WHERE dataset_id >= $1 AND dataset_id < $2 AND event_time < $3
+          ORDER BY dataset_id, identity, event_time DESC, run_uuid DESC) a
+        JOIN events e ON e.run_uuid = a.run_uuid)`,
+      `(SELECT e.hash FROM (SELECT DISTINCT ON (dataset_id, identity) run_uuid FROM dq_assertions
+          WHERE dataset_id >= $1 AND dataset_id < $2 AND event_time < $3 AND NOT skipped
           ORDER BY dataset_id, identity, event_time DESC, run_uuid DESC) a
         JOIN events e ON e.run_uuid = a.run_uuid)`,
     ].join('\n    UNION ALL ')}
@@ -129,16 +134,24 @@ const JOB_WITNESSES_SQL = `
   WITH s AS MATERIALIZED (
     SELECT job_id, kind, event_hash, event_time, seq, run_uuid, parent_job_id, facets
     FROM job_sightings WHERE job_id >= $1 AND job_id < $2 AND event_time < $3),
-  old AS (SELECT job_id, uuid, ended_at, created_at, terminals_seen FROM runs
+  old AS (SELECT job_id, uuid, ended_at, created_at, terminals_seen,
+                 (execution IS NULL OR execution = 'executed') AS executed FROM runs
           WHERE job_id >= $1 AND job_id < $2 AND updated_at < $3),
   kept_runs AS (
-    -- The present latest run (RUN_ORDER in queries/runs.ts).
+    -- The present latest run (RUN_ORDER in queries/runs.ts), and the latest that executed (root cause's).
     (SELECT DISTINCT ON (job_id) uuid FROM runs WHERE job_id >= $1 AND job_id < $2
      ORDER BY job_id, COALESCE(started_at, first_running_at, ended_at) DESC NULLS LAST, created_at DESC, uuid)
     UNION
-    -- The runs that ended last before the cutoff (the job's version then) ...
+    (SELECT DISTINCT ON (job_id) uuid FROM runs WHERE job_id >= $1 AND job_id < $2
+       AND (execution IS NULL OR execution = 'executed')
+     ORDER BY job_id, COALESCE(started_at, first_running_at, ended_at) DESC NULLS LAST, created_at DESC, uuid)
+    UNION
+    -- The runs that ended last before the cutoff (the job's version then), of all and of those that executed ...
     SELECT o.uuid FROM old o JOIN (SELECT job_id, max(ended_at) AS at FROM old GROUP BY job_id) m
       ON m.job_id = o.job_id AND m.at = o.ended_at
+    UNION
+    SELECT o.uuid FROM old o JOIN (SELECT job_id, max(ended_at) AS at FROM old WHERE executed GROUP BY job_id) m
+      ON m.job_id = o.job_id AND m.at = o.ended_at AND o.executed
     UNION
     -- ... and the completed ones that started last (its lineage cutoff then).
     SELECT o.uuid FROM old o JOIN (SELECT job_id, max(created_at) AS at FROM old WHERE terminals_seen & 1 = 1

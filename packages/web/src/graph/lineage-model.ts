@@ -47,12 +47,18 @@ export function buildLineageModel(response: LineageGraphResponse): LineageModel 
  */
 export function jobRunLabel(node: JobNode): string {
   if (isRedacted(node)) return 'runs hidden';
-  return node.data.latestRun?.state ?? 'never ran';
+  const run = node.data.latestRun;
+  return run?.execution?.toUpperCase() ?? run?.state ?? 'never ran';
 }
 
-/** The state of a job's latest run, or undefined for a dataset or a job that never ran. */
+/**
+ * The state of a job's latest run, or undefined for a dataset or a job that never ran. A run that did not execute
+ * (the server's `execution`: skipped, reused) is drawn as NEW, neither failed nor completed.
+ */
 export function latestRunState(node: DatasetNode | JobNode | undefined): RunState | undefined {
-  return node?.type === 'JOB' ? (node.data.latestRun?.state ?? undefined) : undefined;
+  if (node?.type !== 'JOB') return undefined;
+  const run = node.data.latestRun;
+  return run?.execution !== undefined ? 'NEW' : (run?.state ?? undefined);
 }
 
 /** All ids reachable from `start` along `adjacency` (start excluded), breadth first. */

@@ -1,6 +1,6 @@
 import { Link, useSearchParams } from 'react-router';
 import { api } from '../api/client.js';
-import type { Job } from '../api/types.js';
+import type { Job, Run } from '../api/types.js';
 import { IngestChart } from '../components/IngestChart.js';
 import { NamespacePicker } from '../components/NamespacePicker.js';
 import { RunsTable, type JobRun } from '../components/RunsTable.js';
@@ -35,6 +35,9 @@ async function latestActivity(signal: AbortSignal) {
   );
   return { buckets: hourlyBuckets(events, latest), latest: newest.eventTime };
 }
+
+/** A run that failed for real: a run that did not execute (skipped, reused) failed nothing, whatever its state. */
+const isFailure = (run: Run | null | undefined) => run?.state === 'FAILED' && run.execution === undefined;
 
 const latestRuns = (jobs: readonly Job[]): JobRun[] =>
   jobs
@@ -76,7 +79,7 @@ export function HomePage() {
           <h2>Overview</h2>
           <Async state={jobs} what="counts">
             {({ jobs: list, totalCount }) => {
-              const failing = list.filter((j) => j.latestRun?.state === 'FAILED').length;
+              const failing = list.filter((j) => isFailure(j.latestRun)).length;
               return (
                 <dl className="counts">
                   <div>
@@ -100,9 +103,7 @@ export function HomePage() {
         <section className="card">
           <h2>Failed runs</h2>
           <Async state={jobs} what="failed runs">
-            {({ jobs: list }) => (
-              <FailedRuns runs={latestRuns(list).filter((r) => r.run.state === 'FAILED')} />
-            )}
+            {({ jobs: list }) => <FailedRuns runs={latestRuns(list).filter((r) => isFailure(r.run))} />}
           </Async>
         </section>
         <section className="card">
@@ -189,7 +190,7 @@ function NamespaceContents({ namespace }: { namespace: string }) {
                 <ul className="link-list" aria-label="Jobs">
                   {list.map((j) => (
                     <li key={j.name}>
-                      <RunStateBadge state={j.latestRun?.state} />{' '}
+                      <RunStateBadge state={j.latestRun?.state} execution={j.latestRun?.execution} />{' '}
                       <Link to={paths.job(j.namespace, j.name)}>{j.name}</Link>
                     </li>
                   ))}
