@@ -1,4 +1,8 @@
 import { defineConfig } from 'vite';
+import { buildStampPlugins } from './build-stamp.js';
+
+// dist/.build-stamp.json: what the build was made of, so `npm start` rebuilds only when that changed.
+const stamp = buildStampPlugins(import.meta.dirname);
 
 // No @vitejs/plugin-react: its releases pull a newer vite than the pinned 8.3.8, and the production build only
 // needs JSX compiled, which vite's own transformer (oxc) does. There is no fast refresh in `npm run dev -w
@@ -7,6 +11,8 @@ export default defineConfig({
   root: import.meta.dirname,
   base: '/',
   oxc: { jsx: { runtime: 'automatic' } },
+  plugins: [stamp.plugin],
+  worker: { plugins: () => [stamp.workerPlugin] },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

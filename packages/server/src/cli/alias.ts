@@ -1,17 +1,31 @@
 import { parseNodeId } from '../api/node-id.js';
 import { HeadwaterError } from '../errors.js';
 import { CliError, DEFAULT_SERVER_URL, errorMessageOf, request, type CommandIo } from './http.js';
-import { formatTable, getJson, runClientCommand, writeJson } from './table.js';
+import { clientFlags, defineHelp, formatHelp } from './help.js';
+import { commonOptions, formatTable, getJson, runClientCommand, writeJson } from './table.js';
 
-const usage = `Usage: headwater alias add ALIAS DATASET [--json] [--url ${DEFAULT_SERVER_URL}]
-       headwater alias remove ALIAS [--json] [--url URL]
-       headwater alias list [--json] [--url URL]
+/** `headwater alias --help`. */
+export const aliasHelp = defineHelp(commonOptions, {
+  name: 'alias',
+  usage: [
+    `alias add ALIAS DATASET [--json] [--url ${DEFAULT_SERVER_URL}]`,
+    'alias remove ALIAS [--json] [--url URL]',
+    'alias list [--json] [--url URL]',
+  ],
+  description:
+    'Dataset aliases repair names that differ for one dataset (a storage path written by Spark and the table\n' +
+    'read by dbt): `add` declares that ALIAS is DATASET, and lineage, column lineage and the analyses then go\n' +
+    'through DATASET wherever an event named ALIAS; search finds DATASET by either name. `remove` undoes it.\n' +
+    'ALIAS and DATASET are dataset:<namespace>:<name>. Needs the admin role over both namespaces when\n' +
+    'authentication is on (HEADWATER_API_KEY); every change is in the audit log.',
+  flags: clientFlags,
+  examples: [
+    "alias add 'dataset:s3://bucket:warehouse/orders' 'dataset:hive://metastore:db.orders'",
+    'alias list',
+  ],
+});
 
-Dataset aliases repair names that differ for one dataset (a storage path written by Spark and the table
-read by dbt): \`add\` declares that ALIAS is DATASET, and lineage, column lineage and the analyses then go
-through DATASET wherever an event named ALIAS; search finds DATASET by either name. \`remove\` undoes it.
-ALIAS and DATASET are dataset:<namespace>:<name>. Needs the admin role over both namespaces when
-authentication is on (HEADWATER_API_KEY); every change is in the audit log.`;
+const usage = formatHelp(aliasHelp).trimEnd();
 
 interface AliasJson {
   alias: { namespace: string; name: string };

@@ -8,26 +8,46 @@ import { resolveConfig } from '../config.js';
 import { writeBackup } from '../store/backup.js';
 import { openEmbeddedDb, openPostgresDb } from '../store/db.js';
 import { CliError, errorMessageOf, request, resolveServerUrl } from './http.js';
+import { defineHelp, formatHelp, storeFlags } from './help.js';
 
-const usage = `Usage: headwater backup --out FILE --url http://127.0.0.1:5000      (a running server; HEADWATER_API_KEY)
-       headwater backup --out FILE [--data-dir ./.headwater | --database-url URL]   (a store no server runs on)
+const options = {
+  out: { type: 'string' },
+  url: { type: 'string' },
+  'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
+  help: { type: 'boolean' },
+} as const;
 
-Writes a backup of the whole store to FILE (NDJSON), taken in one snapshot: through a running server, it is
-consistent while the server goes on ingesting (needs the admin role over every namespace when auth is on). The
-embedded store is the server's alone while it runs, so back it up through the server. Restore with
-\`headwater restore --in FILE --data-dir NEW_DIR\`. On PostgreSQL, pg_dump and pg_basebackup are the usual tools.`;
+/** `headwater backup --help`. */
+export const backupHelp = defineHelp(options, {
+  name: 'backup',
+  usage: [
+    'backup --out FILE --url http://127.0.0.1:5000      (a running server; HEADWATER_API_KEY)',
+    'backup --out FILE [--data-dir ./.headwater | --database-url URL]   (a store no server runs on)',
+  ],
+  description:
+    'Writes a backup of the whole store to FILE (NDJSON), taken in one snapshot: through a running server, it is\n' +
+    'consistent while the server goes on ingesting (needs the admin role over every namespace when auth is on). The\n' +
+    "embedded store is the server's alone while it runs, so back it up through the server. Restore with\n" +
+    '`headwater restore --in FILE --data-dir NEW_DIR`. On PostgreSQL, pg_dump and pg_basebackup are the usual tools.',
+  flags: {
+    out: { value: 'FILE', text: 'where to write the backup (written aside, renamed once complete); needed' },
+    url: {
+      value: 'URL',
+      text: 'back up through this running server (HEADWATER_API_KEY: an admin over every namespace)',
+    },
+    ...storeFlags,
+  },
+  examples: ['backup --out backup.ndjson --url http://127.0.0.1:5000'],
+});
+
+const usage = formatHelp(backupHelp).trimEnd();
 
 /** `headwater backup`: a backup of the store, through a running server or straight from a store at rest. */
 export async function backupCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: {
-      out: { type: 'string' },
-      url: { type: 'string' },
-      'data-dir': { type: 'string' },
-      'database-url': { type: 'string' },
-      help: { type: 'boolean' },
-    },
+    options,
   });
   if (values.help) {
     process.stdout.write(`${usage}\n`);

@@ -16,11 +16,29 @@ import {
   storedEventCount,
   type CommandIo,
 } from './http.js';
+import { clientFlags, defineHelp, formatHelp } from './help.js';
 
-const usage = `Usage: headwater demo [--url ${DEFAULT_SERVER_URL}] [--end-date ${DEMO_END_DATE}]
+const options = {
+  url: { type: 'string' },
+  'end-date': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
-Loads a week of a small revenue pipeline (S3 -> Airflow -> PostgreSQL -> dbt -> Looker) into a running
-Headwater server through its HTTP API. The events are always the same, so running it again stores nothing new.`;
+/** `headwater demo --help`. */
+export const demoHelp = defineHelp(options, {
+  name: 'demo',
+  usage: [`demo [--url ${DEFAULT_SERVER_URL}] [--end-date ${DEMO_END_DATE}]`],
+  description:
+    'Loads a week of a small revenue pipeline (S3 -> Airflow -> PostgreSQL -> dbt -> Looker) into a running\n' +
+    'Headwater server through its HTTP API. The events are always the same, so running it again stores nothing new.',
+  flags: {
+    url: clientFlags.url,
+    'end-date': { value: 'YYYY-MM-DD', default: DEMO_END_DATE, text: 'the last day of the demo week (UTC)' },
+  },
+  examples: ['demo', 'demo --url http://127.0.0.1:5000 --end-date 2025-03-14'],
+});
+
+const usage = formatHelp(demoHelp).trimEnd();
 
 /** Counts of what the scenario describes, for the summary. */
 function countEntities(events: readonly DemoEvent[]) {
@@ -86,11 +104,7 @@ export async function demoCommand(args: string[], io: CommandIo = processIo): Pr
   try {
     ({ values } = parseArgs({
       args,
-      options: {
-        url: { type: 'string' },
-        'end-date': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options,
       strict: true,
     }));
   } catch (error) {

@@ -2,15 +2,16 @@ import type { GraphDiffResult } from '../analysis/graph-diff.js';
 import type { DatasetDiff, FlippedAssertion, NumberChange, RunDiffResult } from '../analysis/run-diff.js';
 import type { SchemaChange } from '../analysis/schema.js';
 import { CliError, DEFAULT_SERVER_URL, type CommandIo } from './http.js';
-import { formatTable, getJson, runClientCommand, shortId, writeJson, type CommandContext } from './table.js';
-
-const usage = `Usage: headwater diff RUN_A RUN_B [--json] [--url ${DEFAULT_SERVER_URL}]
-       headwater diff NODE --from TIME [--to TIME] [--direction upstream|downstream|both] [--depth 20]
-
-What differs between two runs: the dataset versions they read and wrote and the schema changes between them,
-quality assertions that flipped, duration and row counts, datasets added and removed.
-With a dataset or job NODE: its lineage at two event times (ISO 8601; --to defaults to the newest event),
-compared: nodes and edges added and removed, dataset versions and schemas, latest runs, assertions that flipped.`;
+import { clientFlags, defineHelp, formatHelp } from './help.js';
+import {
+  commonOptions,
+  formatTable,
+  getJson,
+  runClientCommand,
+  shortId,
+  writeJson,
+  type CommandContext,
+} from './table.js';
 
 const change = (value: NumberChange, unit = ''): string =>
   value.from === null && value.to === null
@@ -64,6 +65,35 @@ const DIFF_OPTIONS = {
   direction: { type: 'string' },
   depth: { type: 'string' },
 } as const;
+
+/** `headwater diff --help`. */
+export const diffHelp = defineHelp(
+  { ...DIFF_OPTIONS, ...commonOptions },
+  {
+    name: 'diff',
+    usage: [
+      `diff RUN_A RUN_B [--json] [--url ${DEFAULT_SERVER_URL}]`,
+      'diff NODE --from TIME [--to TIME] [--direction upstream|downstream|both] [--depth 20]',
+    ],
+    description:
+      'What differs between two runs: the dataset versions they read and wrote and the schema changes between them,\n' +
+      'quality assertions that flipped, duration and row counts, datasets added and removed.\n' +
+      'With a dataset or job NODE: its lineage at two event times compared: nodes and edges added and removed,\n' +
+      'dataset versions and schemas, latest runs, assertions that flipped.',
+    flags: {
+      from: { value: 'TIME', text: 'with NODE: the earlier time (ISO 8601)' },
+      to: { value: 'TIME', default: 'the newest event', text: 'with NODE: the later time (ISO 8601)' },
+      direction: { value: 'upstream|downstream|both', default: 'both', text: 'with NODE: which lineage' },
+      depth: { value: 'N', default: '20', text: 'with NODE: how many hops at most' },
+      ...clientFlags,
+    },
+    examples: [
+      "diff 'dataset:looker://acme:dashboards.revenue' --from 2025-03-13T12:00:00Z --direction upstream",
+    ],
+  },
+);
+
+const usage = formatHelp(diffHelp).trimEnd();
 
 /** `headwater diff NODE --from T1 --to T2`: GET /api/v1/analysis/graph-diff as tables (or JSON). */
 async function graphDiffCommand(context: CommandContext): Promise<number> {

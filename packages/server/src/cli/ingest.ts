@@ -12,12 +12,30 @@ import {
   type CommandIo,
   type OutputStream,
 } from './http.js';
+import { clientFlags, defineHelp, formatHelp } from './help.js';
 
-const usage = `Usage: headwater ingest FILE... [--url ${DEFAULT_SERVER_URL}] [--batch-size 500]
+const options = {
+  url: { type: 'string' },
+  'batch-size': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
-Sends OpenLineage events from files to a running Headwater server through POST /api/v1/lineage/batch.
-A file holds NDJSON (one event per line; read as a stream, any size), a JSON array of events, or one event.
-Exits 1 if any event was refused, 2 for usage errors.`;
+/** `headwater ingest --help`. */
+export const ingestHelp = defineHelp(options, {
+  name: 'ingest',
+  usage: [`ingest FILE... [--url ${DEFAULT_SERVER_URL}] [--batch-size 500]`],
+  description:
+    'Sends OpenLineage events from files to a running Headwater server through POST /api/v1/lineage/batch.\n' +
+    'A file holds NDJSON (one event per line; read as a stream, any size), a JSON array of events, or one event.\n' +
+    'Exits 1 if any event was refused, 2 for usage errors.',
+  flags: {
+    url: clientFlags.url,
+    'batch-size': { value: 'N', default: '500', text: 'events per request (at most 4 MiB of them)' },
+  },
+  examples: ['ingest events.ndjson', 'ingest .viz/lineage_events.json --url http://127.0.0.1:5000'],
+});
+
+const usage = formatHelp(ingestHelp).trimEnd();
 
 /** Events per request unless --batch-size says otherwise. */
 const DEFAULT_BATCH_SIZE = 500;
@@ -326,11 +344,7 @@ export async function ingestCommand(args: string[], io: CommandIo = processIo): 
 function parse(args: string[]) {
   return parseArgs({
     args,
-    options: {
-      url: { type: 'string' },
-      'batch-size': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options,
     allowPositionals: true,
     strict: true,
   });

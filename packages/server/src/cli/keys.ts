@@ -6,20 +6,84 @@ import { auditJson, listAudit, recordAudit } from '../security/audit.js';
 import { apiKeyJson, createApiKey, listApiKeys, revokeApiKey } from '../security/keys.js';
 import { openEmbeddedDb, openPostgresDb, type Db } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
+import { defineHelp, formatHelp, storeFlags } from './help.js';
 import { formatTable } from './table.js';
 
-const usage = `Usage:
-  headwater keys create --name NAME --role reader|writer|admin --namespaces PATTERN[,PATTERN...] [--expires TIME|30d]
-  headwater keys list [--json]
-  headwater keys revoke ID_OR_NAME
-  headwater audit [--since TIME] [--actor key:ID] [--action PREFIX] [--limit 100] [--json]
-(all with the store options of serve: --data-dir ./.headwater or --database-url URL)
-
-The key is printed once: keep it. Send it as "Authorization: Bearer <key>" (OPENLINEAGE_API_KEY for the
-OpenLineage clients, HEADWATER_API_KEY for this CLI). While a server runs on the embedded store, the store is
-its alone: use POST /api/v1/keys (and GET /api/v1/audit) with an admin key instead.`;
-
 const storeOptions = { 'data-dir': { type: 'string' }, 'database-url': { type: 'string' } } as const;
+
+const keysOptions = {
+  ...storeOptions,
+  name: { type: 'string' },
+  role: { type: 'string' },
+  namespaces: { type: 'string' },
+  expires: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+const embeddedNote =
+  'While a server runs on the embedded store, the store is its alone: use the HTTP API with an admin key instead.';
+
+/** `headwater keys --help`. */
+export const keysHelp = defineHelp(keysOptions, {
+  name: 'keys',
+  usage: [
+    'keys create --name NAME --role reader|writer|admin --namespaces PATTERN[,PATTERN...] [--expires TIME|30d]',
+    'keys list [--json]',
+    'keys revoke ID_OR_NAME',
+    '(each with the store flags of serve: --data-dir ./.headwater or --database-url URL)',
+  ],
+  description:
+    'API keys, in the store. The key is printed once: keep it. Send it as "Authorization: Bearer <key>"\n' +
+    '(OPENLINEAGE_API_KEY for the OpenLineage clients, HEADWATER_API_KEY for this CLI).\n' +
+    `${embeddedNote} (POST /api/v1/keys, GET /api/v1/keys, DELETE /api/v1/keys/{id}).`,
+  flags: {
+    ...storeFlags,
+    name: { value: 'NAME', text: 'create: what the key is for; needed' },
+    role: { value: 'reader|writer|admin', text: 'create: what it may do; needed' },
+    namespaces: {
+      value: 'PATTERN,...',
+      text: 'create: the namespaces it covers (* matches any run); needed',
+    },
+    expires: {
+      value: 'TIME|90d',
+      default: 'never',
+      text: 'create: an ISO time or a duration from now (d, h, m)',
+    },
+    json: { text: 'create, list: print JSON' },
+  },
+  examples: ["keys create --name ci --role writer --namespaces 'analytics*,raw*' --expires 90d", 'keys list'],
+});
+
+const usage = formatHelp(keysHelp).trimEnd();
+
+const auditOptions = {
+  ...storeOptions,
+  since: { type: 'string' },
+  actor: { type: 'string' },
+  action: { type: 'string' },
+  limit: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+/** `headwater audit --help`. */
+export const auditHelp = defineHelp(auditOptions, {
+  name: 'audit',
+  usage: [
+    'audit [--since TIME] [--actor key:ID] [--action PREFIX] [--limit 100] [--json] [--data-dir DIR | --database-url URL]',
+  ],
+  description:
+    'The audit log, newest first: every write other than ingest and every refused credential, with who, when,\n' +
+    `what, the status and the address. ${embeddedNote} (GET /api/v1/audit).`,
+  flags: {
+    ...storeFlags,
+    since: { value: 'TIME', text: 'entries at or after this time (ISO 8601)' },
+    actor: { value: 'ACTOR', text: 'only this actor (key:<id>, oidc:<sub>, anonymous, cli)' },
+    action: { value: 'PREFIX', text: 'only actions starting so (auth., keys.)' },
+    limit: { value: 'N', default: '100', text: 'most entries shown' },
+    json: { text: 'print JSON' },
+  },
+  examples: ['audit --action keys. --limit 20'],
+});
 
 /** Opens the store `serve` would use with the same options, runs `fn`, closes it. */
 async function withStore<T>(values: Record<string, unknown>, fn: (db: Db) => Promise<T>): Promise<T> {
@@ -61,14 +125,7 @@ export async function keysCommand(args: string[]): Promise<number> {
   if (action === 'create') {
     const { values } = parseArgs({
       args: rest,
-      options: {
-        ...storeOptions,
-        name: { type: 'string' },
-        role: { type: 'string' },
-        namespaces: { type: 'string' },
-        expires: { type: 'string' },
-        json: { type: 'boolean' },
-      },
+      options: keysOptions,
       strict: true,
     });
     if (!values.name || !values.role || !values.namespaces) {
@@ -165,14 +222,7 @@ export async function keysCommand(args: string[]): Promise<number> {
 export async function auditCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: {
-      ...storeOptions,
-      since: { type: 'string' },
-      actor: { type: 'string' },
-      action: { type: 'string' },
-      limit: { type: 'string' },
-      json: { type: 'boolean' },
-    },
+    options: auditOptions,
     strict: true,
   });
   const limit = values.limit === undefined ? 100 : Number(values.limit);

@@ -7,27 +7,43 @@ import { HeadwaterError } from '../errors.js';
 import { restoreBackup } from '../store/backup.js';
 import { openEmbeddedDb, openPostgresDb, redactUrl } from '../store/db.js';
 import { CliError } from './http.js';
+import { defineHelp, formatHelp } from './help.js';
 
-const usage = `Usage: headwater restore --in FILE (--data-dir NEW_DIR | --database-url URL) [--force]
+const options = {
+  in: { type: 'string' },
+  'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
+  force: { type: 'boolean' },
+  help: { type: 'boolean' },
+} as const;
 
-Restores a backup made by \`headwater backup\` into a store no server runs on: the embedded store of a new data
-dir (NEW_DIR), or a PostgreSQL database (URL), which is how a store moves from the embedded default to replicas
-on one PostgreSQL, or back. The target must hold no events (--force replaces what it holds). Only the backup's
-tables are emptied and filled; the role needs the right to load rows with foreign-key checks off (a superuser,
-or GRANT SET ON PARAMETER session_replication_role). A backup from an older Headwater is migrated after its
-rows are in; one from a newer Headwater is refused.`;
+/** `headwater restore --help`. */
+export const restoreHelp = defineHelp(options, {
+  name: 'restore',
+  usage: ['restore --in FILE (--data-dir NEW_DIR | --database-url URL) [--force]'],
+  description:
+    'Restores a backup made by `headwater backup` into a store no server runs on: the embedded store of a new data\n' +
+    'dir (NEW_DIR), or a PostgreSQL database (URL), which is how a store moves from the embedded default to replicas\n' +
+    "on one PostgreSQL, or back. The target must hold no events (--force replaces what it holds). Only the backup's\n" +
+    'tables are emptied and filled; the role needs the right to load rows with foreign-key checks off (a superuser,\n' +
+    'or GRANT SET ON PARAMETER session_replication_role). A backup from an older Headwater is migrated after its\n' +
+    'rows are in; one from a newer Headwater is refused.',
+  flags: {
+    in: { value: 'FILE', text: 'the backup to restore; needed' },
+    'data-dir': { value: 'DIR', text: 'restore into the embedded store of this (new) data dir' },
+    'database-url': { value: 'URL', text: 'restore into this PostgreSQL database (never DATABASE_URL)' },
+    force: { default: 'off', text: 'replace what the target holds' },
+  },
+  examples: ['restore --in backup.ndjson --data-dir ./restored'],
+});
+
+const usage = formatHelp(restoreHelp).trimEnd();
 
 /** `headwater restore`: a backup into a store at rest, embedded or PostgreSQL. */
 export async function restoreCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: {
-      in: { type: 'string' },
-      'data-dir': { type: 'string' },
-      'database-url': { type: 'string' },
-      force: { type: 'boolean' },
-      help: { type: 'boolean' },
-    },
+    options,
   });
   if (values.help) {
     process.stdout.write(`${usage}\n`);

@@ -1,20 +1,40 @@
 import type { RootCauseResult } from '../analysis/root-cause.js';
 import { DEFAULT_SERVER_URL, type CommandIo } from './http.js';
-import { formatTable, getJson, runClientCommand, shortId, writeJson } from './table.js';
+import { clientFlags, defineHelp, formatHelp } from './help.js';
+import { commonOptions, formatTable, getJson, runClientCommand, shortId, writeJson } from './table.js';
 
-const usage = `Usage: headwater root-cause NODE [--at TIME] [--json] [--url ${DEFAULT_SERVER_URL}]
+const options = { at: { type: 'string' } } as const;
 
-Why a dataset or column may be wrong: walks upstream and lists, nearest first, failed or aborted runs,
-failing quality assertions, stale datasets and schema changes, with the path from NODE.
-NODE is dataset:<namespace>:<name> or datasetField:<namespace>:<dataset>:<field>. --at is "now" for
-staleness (default: the newest event in the store).`;
+/** `headwater root-cause --help`. */
+export const rootCauseHelp = defineHelp(
+  { ...options, ...commonOptions },
+  {
+    name: 'root-cause',
+    usage: [`root-cause NODE [--at TIME] [--json] [--url ${DEFAULT_SERVER_URL}]`],
+    description:
+      'Why a dataset or column may be wrong: walks upstream and lists, nearest first, failed or aborted runs,\n' +
+      'failing quality assertions, stale datasets and schema changes, with the path from NODE.\n' +
+      'NODE is dataset:<namespace>:<name>, datasetField:<namespace>:<dataset>:<field> or job:<namespace>:<name>.',
+    flags: {
+      at: {
+        value: 'TIME',
+        default: 'the newest event in the store',
+        text: '"now", for staleness (ISO 8601)',
+      },
+      ...clientFlags,
+    },
+    examples: ["root-cause 'dataset:looker://acme:dashboards.revenue'"],
+  },
+);
+
+const usage = formatHelp(rootCauseHelp).trimEnd();
 
 /**
  * `headwater root-cause NODE`: GET /api/v1/analysis/root-cause as a table (or the JSON answer with --json).
  * Returns 0, 1 when the server cannot answer, 2 for usage errors.
  */
 export function rootCauseCommand(args: string[], io?: CommandIo): Promise<number> {
-  return runClientCommand('root-cause', usage, args, io, { at: { type: 'string' } }, 1, async (context) => {
+  return runClientCommand('root-cause', usage, args, io, options, 1, async (context) => {
     const result = await getJson<RootCauseResult>(context.url, '/api/v1/analysis/root-cause', {
       nodeId: context.positionals[0],
       at: context.values.at,

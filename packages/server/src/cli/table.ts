@@ -41,7 +41,7 @@ export async function getJson<T>(
 }
 
 /** The flags every analysis command takes besides its own. */
-const commonOptions = {
+export const commonOptions = {
   url: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
