@@ -269,6 +269,82 @@ describe.each(backends())('Marquez legacy write API, $name store', (backend) => 
     expect((await call('GET', `/namespaces/${NS}/datasets/x`)).status).toBe(404);
   });
 
+  it('makes what its events make when they are sent to POST /api/v1/lineage', async () => {
+    // The oracle: a second store that only ever got the legacy calls' events, through the OpenLineage door. The
+    // calls here take no `at`, so their events' times follow the order they came in, the order /events/lineage
+    // gives them back in: the replay gets them in the same order.
+    const ns = 'legacy-oracle';
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+    await ok('PUT', `/namespaces/${ns}`, { ownerName: 'me' });
+    for (const [name, fields] of [
+      ['raw', [{ name: 'id', type: 'INTEGER', description: 'the key' }]],
+      ['clean', [{ name: 'id', type: 'INTEGER' }]],
+    ] as const) {
+      await ok('PUT', `/namespaces/${ns}/datasets/${name}`, {
+        type: 'DB_TABLE',
+        sourceName: 'warehouse',
+        fields,
+      });
+      await pause();
+    }
+    await ok('PUT', `/namespaces/${ns}/jobs/clean`, {
+      type: 'BATCH',
+      inputs: [{ namespace: ns, name: 'raw' }],
+      outputs: [{ namespace: ns, name: 'clean' }],
+      location: 'https://git.example/clean.py',
+    });
+    const runs: string[] = [];
+    for (const ending of ['complete', 'fail', 'abort', undefined]) {
+      await pause();
+      const run = await ok<RunJson>('POST', `/namespaces/${ns}/jobs/clean/runs`, {
+        args: { try: ending ?? 'new' },
+      });
+      runs.push(run.id);
+      if (ending === undefined) break;
+      await pause();
+      if (ending !== 'abort') await ok('POST', `/jobs/runs/${run.id}/start`);
+      await pause();
+      await ok('POST', `/jobs/runs/${run.id}/${ending}`);
+    }
+    const replay = await startServer(backend);
+    try {
+      const { events } = await ok<{
+        events: { job?: { namespace: string }; dataset?: { namespace: string } }[];
+      }>('GET', '/events/lineage?kind=run&kind=dataset&kind=job&sortDirection=asc&limit=10000');
+      const ours = events.filter((event) => (event.job ?? event.dataset)?.namespace === ns);
+      // Two DatasetEvents, a JobEvent; NEW, START and COMPLETE or FAIL; NEW and ABORT; a last NEW.
+      expect(ours.length).toBe(2 + 1 + 3 + 3 + 2 + 1);
+      for (const event of ours) {
+        const response = await replay.server.app.inject({
+          method: 'POST',
+          url: '/api/v1/lineage',
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify(event),
+        });
+        expect(response.statusCode).toBe(201);
+      }
+      for (const path of [
+        `/namespaces/${ns}/jobs/clean`,
+        `/namespaces/${ns}/jobs/clean/runs`,
+        `/namespaces/${ns}/jobs/clean/versions`,
+        `/namespaces/${ns}/datasets/raw`,
+        `/namespaces/${ns}/datasets/clean`,
+        `/namespaces/${ns}/datasets/clean/versions`,
+        `/lineage?nodeId=${encodeURIComponent(`job:${ns}:clean`)}`,
+        ...runs.map((id) => `/jobs/runs/${id}`),
+      ]) {
+        const there = await replay.server.app.inject({ url: `/api/v1${path}` });
+        expect(there.statusCode).toBe(200);
+        expect({ path, answer: await ok<unknown>('GET', path) }).toEqual({
+          path,
+          answer: there.json<unknown>(),
+        });
+      }
+    } finally {
+      await replay.stop();
+    }
+  });
+
   it('needs the writer role over the namespaces it names', async () => {
     const other = (await createApiKey(ctx.server.db, { name: 'o', role: 'writer', namespaces: ['other*'] }))
       .token;

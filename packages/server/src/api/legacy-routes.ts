@@ -123,10 +123,12 @@ export function registerLegacyRoutes(app: FastifyInstance, deps: LegacyRouteDeps
     if (error) throw error;
   }
 
-  /** The Job's current inputs and outputs (those a legacy run is mapped to), as the Job shape gives them. */
-  async function jobIo(jobId: number): Promise<{ inputs: LegacyRef[]; outputs: LegacyRef[] }> {
+  /** The Job's current inputs, outputs and location (what a legacy run is mapped to), as the Job shape gives them. */
+  async function jobIo(
+    jobId: number,
+  ): Promise<{ inputs: LegacyRef[]; outputs: LegacyRef[]; location: string | null }> {
     const job = (await loadJobs(deps, [jobId])).get(jobId);
-    return { inputs: job?.inputs ?? [], outputs: job?.outputs ?? [] };
+    return { inputs: job?.inputs ?? [], outputs: job?.outputs ?? [], location: job?.location ?? null };
   }
 
   async function runAnswer(uuid: string) {

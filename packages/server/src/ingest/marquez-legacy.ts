@@ -70,9 +70,25 @@ export interface LegacyRunMeta {
   readonly nominalStartTime?: string | null | undefined;
   readonly nominalEndTime?: string | null | undefined;
   readonly args?: Readonly<Record<string, string>> | null | undefined;
-  /** The job's current inputs and outputs: what Marquez maps the run to. */
+  /** The job's current inputs, outputs and code location: what Marquez maps the run to. */
   readonly inputs: readonly LegacyRef[];
   readonly outputs: readonly LegacyRef[];
+  readonly location?: string | null | undefined;
+}
+
+/**
+ * The job as a legacy run's events name it: with the job's current code location, so that the run says what it
+ * ran (Marquez versions a legacy run by the job's location) and its job version does not depend on the order
+ * its events and the job's arrive in.
+ */
+function runJob(job: LegacyRef, location: string | null | undefined, producer: string) {
+  if (!location) return job;
+  return {
+    ...job,
+    facets: {
+      sourceCodeLocation: sourceCodeLocationJobFacet({ type: 'unknown', url: location }, { producer }),
+    },
+  };
 }
 
 /** The actions of `POST /api/v1/jobs/runs/{id}/{action}` and the eventType each one is. */
@@ -201,7 +217,7 @@ export function legacyNewRunEvent(meta: LegacyRunMeta, producer: string, at: Dat
     eventTime: at,
     producer,
     run: { runId: meta.id, ...(Object.keys(facets).length > 0 ? { facets } : {}) },
-    job: meta.job,
+    job: runJob(meta.job, meta.location, producer),
     inputs: refs(meta.inputs),
     outputs: refs(meta.outputs),
   });
@@ -209,15 +225,10 @@ export function legacyNewRunEvent(meta: LegacyRunMeta, producer: string, at: Dat
 
 /**
  * The event of a run's transition (`start`, `complete`, `fail`, `abort`) at `at`, naming the job's current
- * inputs and outputs as Marquez maps a legacy run to them, so the run's lineage is the job's.
+ * inputs, outputs and code location as Marquez maps a legacy run to them, so the run's lineage is the job's.
  */
 export function legacyRunTransitionEvent(
-  run: {
-    readonly id: string;
-    readonly job: LegacyRef;
-    readonly inputs: readonly LegacyRef[];
-    readonly outputs: readonly LegacyRef[];
-  },
+  run: Pick<LegacyRunMeta, 'id' | 'job' | 'inputs' | 'outputs' | 'location'>,
   action: LegacyRunAction,
   producer: string,
   at: Date,
@@ -227,7 +238,7 @@ export function legacyRunTransitionEvent(
     eventTime: at,
     producer,
     run: { runId: run.id },
-    job: run.job,
+    job: runJob(run.job, run.location, producer),
     inputs: refs(run.inputs),
     outputs: refs(run.outputs),
   });
