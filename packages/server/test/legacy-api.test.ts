@@ -240,6 +240,32 @@ describe.each(backends())('Marquez legacy write API, $name store', (backend) => 
     expect(Date.parse(started.startedAt!)).toBeGreaterThanOrEqual(before - 1000);
   });
 
+  it('a dataset PUT with a runId is a version that run wrote', async () => {
+    const run = await newRun('daily_totals');
+    const dataset = await ok<DatasetJson>('PUT', `/namespaces/${NS}/datasets/public.totals`, {
+      type: 'DB_TABLE',
+      physicalName: 'public.totals',
+      sourceName: 'warehouse',
+      fields: [
+        { name: 'day', type: 'DATE' },
+        { name: 'total', type: 'DECIMAL' },
+      ],
+      runId: run.id,
+    });
+    expect(dataset.fields.map((field) => field.name)).toEqual(['day', 'total']);
+    const version = await ok<{ createdByRun: RunJson | null }>(
+      'GET',
+      `/namespaces/${NS}/datasets/public.totals/versions/${dataset.currentVersion}`,
+    );
+    expect(version.createdByRun?.id).toBe(run.id);
+    const written = await ok<RunJson>('GET', `/jobs/runs/${run.id}`);
+    expect(written.outputDatasetVersions.map((output) => output.datasetVersionId)).toContainEqual({
+      namespace: NS,
+      name: 'public.totals',
+      version: dataset.currentVersion,
+    });
+  });
+
   it('answers as Marquez does to what it refuses', async () => {
     const run = await newRun('daily_totals');
     const statusOf = async (method: 'PUT' | 'POST', path: string, body?: unknown) =>
