@@ -394,3 +394,60 @@ describe.each(backends())('Marquez legacy write API, $name store', (backend) => 
     expect((await call('PUT', '/sources/events', source, as(writer))).status).toBe(403);
   });
 });
+
+describe('Marquez legacy write API on a server in strict mode', () => {
+  let ctx: Awaited<ReturnType<typeof startServer>>;
+  beforeAll(async () => {
+    ctx = await startServer(backends()[0]!, { strict: 'formats' });
+  });
+  afterAll(async () => {
+    await ctx?.stop();
+  });
+
+  it('sends events the official OpenLineage schemas accept, formats included', async () => {
+    const send = async (method: 'PUT' | 'POST', path: string, body?: unknown) => {
+      const response = await ctx.server.app.inject({
+        method,
+        url: `/api/v1${path}`,
+        ...(body === undefined
+          ? {}
+          : { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) }),
+      });
+      expect({
+        path,
+        status: response.statusCode,
+        body: response.statusCode < 300 ? '' : response.body,
+      }).toEqual({ path, status: method === 'POST' && path.endsWith('/runs') ? 201 : 200, body: '' });
+      return response.json<{ id: string }>();
+    };
+    await send('PUT', '/namespaces/strict', { ownerName: 'me' });
+    await send('PUT', '/sources/lake', { type: 'S3', connectionUrl: 's3://lake' });
+    const fields = [{ name: 'id', type: 'INTEGER', description: 'the key' }];
+    await send('PUT', '/namespaces/strict/datasets/in', {
+      type: 'DB_TABLE',
+      sourceName: 'lake',
+      fields,
+      description: 'd',
+    });
+    await send('PUT', '/namespaces/strict/datasets/out', { type: 'DB_TABLE', sourceName: 'lake' });
+    await send('PUT', '/namespaces/strict/jobs/j', {
+      type: 'STREAM',
+      inputs: [{ namespace: 'strict', name: 'in' }],
+      outputs: [{ namespace: 'strict', name: 'out' }],
+      location: 'https://git.example/j.py',
+      description: 'a job',
+    });
+    const run = await send('POST', '/namespaces/strict/jobs/j/runs', {
+      nominalStartTime: '2024-05-01T00:00:00Z',
+      nominalEndTime: '2024-05-02T00:00:00Z',
+      args: { a: 'b' },
+    });
+    await send('PUT', '/namespaces/strict/datasets/out', {
+      type: 'DB_TABLE',
+      sourceName: 'lake',
+      runId: run.id,
+    });
+    await send('POST', `/jobs/runs/${run.id}/start?at=2024-05-02T01:00:00Z`);
+    await send('POST', `/jobs/runs/${run.id}/fail?at=2024-05-02T01:10:00Z`);
+  });
+});
