@@ -22,6 +22,7 @@ import { registerHealthRoutes } from './health-routes.js';
 import { registerHttpCore } from './http-core.js';
 import { registerIngestRoutes } from './ingest-routes.js';
 import { registerColumnLineageRoutes } from './column-lineage-routes.js';
+import { registerLegacyRoutes } from './legacy-routes.js';
 import { registerLineageRoutes } from './lineage-routes.js';
 import { registerReadRoutes } from './read-routes.js';
 import { registerSecurityRoutes } from './security-routes.js';
@@ -152,6 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerIngestRoutes(app, deps);
   registerReadRoutes(app, deps);
+  registerLegacyRoutes(app, deps);
   registerLineageRoutes(app, deps);
   registerColumnLineageRoutes(app, deps);
   registerAliasRoutes(app, deps);

@@ -107,7 +107,7 @@ const errorSchema = {
 } as const;
 
 /** The HTTP answer for an event that was not stored (the outcomes that are not 'stored' or 'duplicate'). */
-function outcomeError(outcome: EventOutcome): HeadwaterError | undefined {
+export function outcomeError(outcome: EventOutcome): HeadwaterError | undefined {
   switch (outcome.status) {
     case 'invalid':
       return new HeadwaterError('INVALID_EVENT', 'The event is not a valid OpenLineage event.', {
@@ -260,7 +260,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
 }
 
 /** Why the caller may not send `value`, or undefined when they may (see README, "Security"). */
-function forbiddenReason(principal: Principal | undefined, value: unknown): string | undefined {
+export function forbiddenReason(principal: Principal | undefined, value: unknown): string | undefined {
   // Undefined where the security layer does not run (the proxy has no principals).
   if (principal === undefined) return undefined;
   const denied = unwritableNamespaces(principal, value);

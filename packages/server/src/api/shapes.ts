@@ -14,6 +14,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { HeadwaterError } from '../errors.js';
 import { ERROR_FACETS, runErrorOf, type RunError } from '../ingest/error-facets.js';
 import { nameUuid } from '../ingest/ids.js';
+import { LEGACY_RUN_ARGS_FACET } from '../ingest/marquez-legacy.js';
 import { contradictoryStates, type TerminalState } from '../ingest/run-state.js';
 import { EXECUTION_OUTCOMES, type ExecutionOutcome } from '../ingest/execution.js';
 import {
@@ -409,11 +410,16 @@ export function datasetVersionJson(
 }
 
 /**
- * Marquez's run args: built from the nominalTime and parent run facets (nominal_start_time,
- * nominal_end_time, run_id, name, namespace), with the values as the producer wrote them.
+ * Marquez's run args: those a run created through the legacy API was given (its LEGACY_RUN_ARGS_FACET), then
+ * those built from the nominalTime and parent run facets (nominal_start_time, nominal_end_time, run_id, name,
+ * namespace), with the values as the producer wrote them.
  */
 function runArgs(facets: Facets): Record<string, string> {
   const args: Record<string, string> = {};
+  const legacy = facets[LEGACY_RUN_ARGS_FACET];
+  if (isObject(legacy) && isObject(legacy.args)) {
+    for (const [key, value] of Object.entries(legacy.args)) if (typeof value === 'string') args[key] = value;
+  }
   const nominal = facets.nominalTime;
   if (isObject(nominal)) {
     if (typeof nominal.nominalStartTime === 'string') args.nominal_start_time = nominal.nominalStartTime;

@@ -413,9 +413,10 @@ class Derivation {
     const connectionUrl = uri ?? DEFAULT_SOURCE.connectionUrl;
     const type = uri ? sourceTypeOf(uri) : DEFAULT_SOURCE.type;
     const known = this.changes.sources.get(name) ?? this.#state.sources.get(name);
-    if (known && (t < known.updatedAt || (known.connectionUrl === connectionUrl && known.type === type))) {
-      return known;
-    }
+    // The type follows the URI's scheme, so the same URI keeps the type the source has: one declared through
+    // Marquez's legacy PUT /api/v1/sources (POSTGRESQL for a jdbc:postgresql: URL) is not undone by the
+    // dataSource facet of the datasets that name it.
+    if (known && (t < known.updatedAt || known.connectionUrl === connectionUrl)) return known;
     const row: SourceRow = known
       ? { ...known, type, connectionUrl, updatedAt: t }
       : { id: this.#next.source++, name, type, connectionUrl, createdAt: t, updatedAt: t };

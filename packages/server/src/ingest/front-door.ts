@@ -105,6 +105,16 @@ export class IngestFrontDoor {
     return this.#checker.check(incoming);
   }
 
+  /**
+   * Creates or updates a source (Marquez's legacy `PUT /api/v1/sources/{name}`): the one legacy write that no
+   * OpenLineage event can carry (see IngestPipeline.declareSource).
+   */
+  declareSource(
+    source: Parameters<IngestPipeline['declareSource']>[0],
+  ): ReturnType<IngestPipeline['declareSource']> {
+    return this.#pipeline.declareSource(source);
+  }
+
   /** Registers an observer told of every event's outcome (metrics count them by outcome and producer). */
   onOutcomes(observer: OutcomeObserver): void {
     this.#observers.push(observer);

@@ -5,6 +5,7 @@ import { ModelState } from '../store/model-state.js';
 import { readDelta, type ReadDelta } from '../store/read-delta.js';
 import { readCutoffs, type CutoffRow } from '../store/job-cutoffs.js';
 import { readRuns, recordExclusiveWrite, writeBatch } from '../store/writer.js';
+import { upsertSource, type SourceRecord } from '../store/queries/sources.js';
 import { applyChangeset, deriveChanges, type Changeset } from './derive.js';
 import type { NormalizedEvent } from './normalize.js';
 
@@ -217,6 +218,36 @@ export class IngestPipeline {
       } finally {
         for (const listener of this.#exclusiveListeners) listener(seq);
       }
+    });
+  }
+
+  /**
+   * Creates or updates a source as Marquez's legacy `PUT /api/v1/sources/{name}` declares it. OpenLineage has
+   * no event for a source on its own (only a dataset's dataSource facet names one), so this is the one write
+   * of the legacy API that is not an event: the writer gives the source its id and its mirror learns the row,
+   * so that events naming the source by its dataSource facet find it.
+   */
+  declareSource(source: {
+    readonly name: string;
+    readonly type: string;
+    readonly connectionUrl: string;
+    readonly description: string | null;
+  }): Promise<SourceRecord> {
+    return this.exclusive(async (db, state) => {
+      const known = state.sources.get(source.name);
+      const at = this.#now();
+      const id = known?.id ?? state.next.source;
+      const record = await upsertSource(db, { ...source, id, at: new Date(at) });
+      if (!known) state.next.source++;
+      state.sources.set(source.name, {
+        id,
+        name: source.name,
+        type: source.type,
+        connectionUrl: source.connectionUrl,
+        createdAt: record.createdAt.getTime(),
+        updatedAt: record.updatedAt.getTime(),
+      });
+      return record;
     });
   }
 
