@@ -72,12 +72,15 @@ describe.each(backends())('the analysis commands on the $name store', (backend) 
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     const lines = stdout.split('\n');
     expect(lines[0]).toBe(`Root cause of ${mart} at 2025-03-14T06:00:48.000Z`);
-    expect(lines.find((line) => line.startsWith('2 '))).toMatch(
-      /^2\s+failedAssertion\s+postgres:\/\/warehouse\.acme\.internal:5432:analytics\.staging\.orders\s+1 failing assertion on analytics\.staging\.orders: freshness\(_loaded_at\) expected <= 24h, got 25h 55m$/,
+    // The failed load first; the freshness assertion follows from it.
+    const rows = lines.filter((line) => /^\d+ /.test(line));
+    expect(rows[0]).toMatch(
+      /^3\s+failedRun\s+acme-airflow:daily_etl\.load_orders\s+-\s+daily_etl\.load_orders: run \S+ FAILED at 2025-03-14T02:01:42\.000Z: duplicate key value violates unique constraint "orders_pkey"$/,
     );
-    expect(lines.find((line) => line.startsWith('3 '))).toMatch(
-      /^3\s+failedRun\s+acme-airflow:daily_etl\.load_orders\s+daily_etl\.load_orders: run \S+ FAILED at 2025-03-14T02:01:42\.000Z: duplicate key value violates unique constraint "orders_pkey"$/,
+    expect(rows[1]).toMatch(
+      /^2\s+failedAssertion\s+postgres:\/\/warehouse\.acme\.internal:5432:analytics\.staging\.orders\s+acme-airflow:daily_etl\.load_orders\s+1 failing assertion on analytics\.staging\.orders: freshness\(_loaded_at\) expected <= 24h, got 25h 55m$/,
     );
+    expect(rows).toHaveLength(2);
     const json = await run(rootCauseCommand, [mart, '--url', ctx.url, '--json']);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual(await http('/api/v1/analysis/root-cause', { nodeId: mart }));

@@ -13,7 +13,8 @@ export const rootCauseHelp = defineHelp(
     usage: [`root-cause NODE [--at TIME] [--json] [--url ${DEFAULT_SERVER_URL}]`],
     description:
       'Why a dataset or column may be wrong: walks upstream and lists, nearest first, failed or aborted runs,\n' +
-      'failing quality assertions, stale datasets and schema changes, with the path from NODE.\n' +
+      'failing quality assertions, stale datasets and schema changes, with the path from NODE; what follows\n' +
+      'from a failed run upstream (FOLLOWS FROM) comes after the causes nothing explains.\n' +
       'NODE is dataset:<namespace>:<name>, datasetField:<namespace>:<dataset>:<field> or job:<namespace>:<name>.',
     flags: {
       at: {
@@ -55,11 +56,12 @@ export function rootCauseCommand(args: string[], io?: CommandIo): Promise<number
     }
     out.write(
       formatTable(
-        ['DIST', 'KIND', 'NODE', 'WHAT'],
+        ['DIST', 'KIND', 'NODE', 'FOLLOWS FROM', 'WHAT'],
         result.causes.map((cause) => [
           String(cause.distance),
           cause.kind,
           shortId(cause.nodeId),
+          cause.explainedBy === null ? '-' : shortId(cause.explainedBy),
           cause.message,
         ]),
       ),
