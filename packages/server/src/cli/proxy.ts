@@ -60,11 +60,13 @@ export async function proxyCommand(args: string[]): Promise<number> {
   });
   const proxy = createProxy(config, loadForwardConfig(file));
   const url = await proxy.listen();
-  process.stdout.write(`headwater proxy listening on ${url} (sinks: ${proxy.forwarder.sinks.join(', ')})\n`);
-  await new Promise<void>((resolve) => {
+  // The handlers go in before the line that says it listens, as in serve: a SIGTERM sent on reading it must reach them.
+  const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
+  process.stdout.write(`headwater proxy listening on ${url} (sinks: ${proxy.forwarder.sinks.join(', ')})\n`);
+  await stopped;
   await proxy.close();
   return 0;
 }

@@ -294,6 +294,16 @@ export async function serveCommand(args: string[]): Promise<number> {
   const bound = server.app.server.address();
   const port = typeof bound === 'object' && bound !== null ? bound.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  // The handlers go in before the line that says the server listens: a supervisor (or a test) that stops it as soon
+  // as it reads that line must reach them, not the default action, which would kill the process uncleanly.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      process.stdout.write(`headwater: ${signal}, finishing in-flight events and closing the store\n`);
+      resolve();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
   process.stdout.write(
     `headwater listening on http://${host}:${port} (${store}${config.strict === false ? '' : `, strict (${config.strict})`}${kafka})\n`,
   );
@@ -303,14 +313,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         'an OIDC issuer is configured; anyone who reaches it can read and delete everything.\n',
     );
   }
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      process.stdout.write(`headwater: ${signal}, finishing in-flight events and closing the store\n`);
-      resolve();
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  await stopped;
   await server.close();
   return 0;
 }
