@@ -133,6 +133,33 @@ describe.each(backends())('Marquez client contract on the $name store', (backend
       expect(datasets.body.events).toHaveLength(1);
       expect((await get(`/api/v1/events/lineage?${window}&kind=table`)).status).toBe(400);
     });
+
+    it('takes times without seconds, as the Marquez Java client sends them (2025-03-15T00:00Z)', async () => {
+      // ZonedDateTime.toString() leaves out zero seconds; Marquez parses it with ZonedDateTime.parse.
+      const minutes = (ms: number) => at(ms).slice(0, 16);
+      const reply = await get<{ events: { run?: { runId: string } }[] }>(
+        `/api/v1/events/lineage?after=${minutes(T0 + 10 * DAY)}Z&before=${encodeURIComponent(`${minutes(T0 + 11 * DAY)}+00:00`)}`,
+      );
+      expect(reply.status).toBe(200);
+      expect(reply.body.events.map((event) => event.run?.runId)).toEqual([runId]);
+      // A later `after` with its offset: nothing is in the window, so the time was read, not ignored.
+      const later = await get<{ events: unknown[] }>(
+        `/api/v1/events/lineage?after=${minutes(T0 + 10 * DAY + 3 * MINUTE)}Z`,
+      );
+      expect(later.body.events).toEqual([]);
+      expect((await get(`/api/v1/events/lineage?before=2025-03-15T00Z`)).status).toBe(400);
+    });
+
+    it('takes enum values in any case (sortDirection, kind)', async () => {
+      const reply = await get<{ events: Record<string, unknown>[] }>(
+        `/api/v1/events/lineage?${window}&kind=Run&kind=dataset&sortDirection=Asc`,
+      );
+      expect(reply.status).toBe(200);
+      expect(reply.body.events.map((event) => ('run' in event ? 'run' : 'dataset'))).toEqual([
+        'run',
+        'dataset',
+      ]);
+    });
   });
 
   describe('bad input is a clear 400', () => {
@@ -440,6 +467,22 @@ describe.each(backends())('Marquez client contract on the $name store', (backend
         { origin: 'datasetField:cll:src:a', destination: 'datasetField:cll:dst:b' },
       ]);
     });
+
+    it.each(['False', 'FALSE', 'false', 'TRUE', 'True', 'true'])(
+      'takes withDownstream=%s, booleans in any case as Marquez',
+      async (value) => {
+        const reply = await get<Graph>(
+          `/api/v1/column-lineage?nodeId=${encodeURIComponent('datasetField:cll:src:a')}&withDownstream=${value}`,
+        );
+        expect(reply.status).toBe(200);
+        // Downstream of src.a is dst.b: there only when withDownstream is true.
+        expect(reply.body.graph.map((n) => n.id)).toEqual(
+          value.toLowerCase() === 'true'
+            ? ['datasetField:cll:dst:b', 'datasetField:cll:src:a']
+            : ['datasetField:cll:src:a'],
+        );
+      },
+    );
 
     it('edges=lineage answers every edge from input to output', async () => {
       const reply = await get<Graph>(

@@ -6,7 +6,6 @@ import { compareText as compare, datasetNamedOrLinked, jobNamed } from '../store
 import type { AppDeps } from './app.js';
 import { parseNodeId } from './node-id.js';
 import { asOfParam, loadDatasetRecordsAsOf, retainedAsOf } from './as-of.js';
-import { upperCaseQuery } from './shapes.js';
 
 interface ColumnLineageQuery {
   nodeId: string;
@@ -23,7 +22,6 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
   app.get<{ Querystring: ColumnLineageQuery }>(
     '/api/v1/column-lineage',
     {
-      preValidation: upperCaseQuery('edges'),
       schema: {
         tags: ['Lineage'],
         summary: 'Column-level lineage around a dataset, a column or a job',

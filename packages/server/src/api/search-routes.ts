@@ -12,7 +12,7 @@ import {
 } from '../store/queries/search.js';
 import type { AppDeps } from './app.js';
 import { readableNamespaces } from './visibility.js';
-import { pageParams, plainJson, responses, schemaRef, upperCaseQuery } from './shapes.js';
+import { pageParams, plainJson, responses, schemaRef } from './shapes.js';
 
 interface SearchQuerystring {
   q: string;
@@ -46,7 +46,6 @@ export function registerSearchRoutes(app: FastifyInstance, { db, state }: AppDep
     '/api/v1/search',
     {
       ...plainJson,
-      preValidation: upperCaseQuery('filter', 'sort'),
       schema: {
         tags: ['Search'],
         summary: 'Find datasets and jobs by name (case-insensitive substring)',

@@ -798,27 +798,6 @@ export interface PageQuery {
 }
 
 /**
- * A preValidation hook that upper-cases the named query parameters (single or repeated), so that enum
- * parameters are case-insensitive as in Marquez (`sortDirection=desc`, `type=run`) while their schemas keep
- * listing the canonical values.
- */
-export function upperCaseQuery(...names: string[]) {
-  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    const query = request.query as Record<string, unknown>;
-    for (const name of names) {
-      const value = query[name];
-      if (typeof value === 'string') query[name] = value.toUpperCase();
-      else if (Array.isArray(value)) {
-        query[name] = (value as unknown[]).map((item) =>
-          typeof item === 'string' ? item.toUpperCase() : item,
-        );
-      }
-    }
-    done();
-  };
-}
-
-/**
  * A preValidation hook that parses a JSON request body, so that the route's body schema validates the
  * object. The app keeps bodies as text (ingest stores events verbatim), so routes that take JSON use this.
  */
