@@ -397,14 +397,19 @@ describe.each(backends())('Marquez client contract on the $name store', (backend
         'job:component:load_customers',
         'job:component:report',
       ]);
-      // One job hop from mart: report and what it touches.
-      expect(await ids(`nodeId=${node}&depth=1`)).toEqual([
+    });
+
+    it("counts depth as Marquez's LineageDao: job hops from the start job, which is hop 0", async () => {
+      const mart = encodeURIComponent('dataset:component:mart');
+      // A dataset starts from the job that wrote it (report): depth 0 is that job and its datasets.
+      expect(await ids(`nodeId=${mart}&depth=0`)).toEqual([
         'dataset:component:mart',
         'dataset:component:staging',
         'job:component:report',
       ]);
-      // Two: also load (shares staging) with all its datasets, not yet audit or load_customers.
-      expect(await ids(`nodeId=${node}&depth=2`)).toEqual([
+      // One hop: load shares staging with report, and brings all its datasets; audit and load_customers are
+      // two hops away (they share raw.orders and raw.customers with load).
+      expect(await ids(`nodeId=${mart}&depth=1`)).toEqual([
         'dataset:component:mart',
         'dataset:component:raw.customers',
         'dataset:component:raw.orders',
@@ -412,6 +417,31 @@ describe.each(backends())('Marquez client contract on the $name store', (backend
         'job:component:load',
         'job:component:report',
       ]);
+      expect(await ids(`nodeId=${mart}&depth=2`)).toHaveLength(10);
+      // A job's depth 0: the job and what it reads and writes.
+      expect(await ids(`nodeId=${encodeURIComponent('job:component:load')}&depth=0`)).toEqual([
+        'dataset:component:raw.customers',
+        'dataset:component:raw.orders',
+        'dataset:component:staging',
+        'job:component:load',
+      ]);
+      // A dataset no job writes starts from the job that read it last (audit, after load), as of any time.
+      const orders = encodeURIComponent('dataset:component:raw.orders');
+      expect(await ids(`nodeId=${orders}&depth=0`)).toEqual([
+        'dataset:component:audit.log',
+        'dataset:component:raw.orders',
+        'job:component:audit',
+      ]);
+      const beforeAudit = encodeURIComponent(at(T0 + 2 * MINUTE));
+      expect(await ids(`nodeId=${orders}&depth=0&asOf=${beforeAudit}`)).toEqual([
+        'dataset:component:raw.customers',
+        'dataset:component:raw.orders',
+        'dataset:component:staging',
+        'job:component:load',
+      ]);
+      expect(await ids(`nodeId=${orders}&depth=0&asOf=${encodeURIComponent(at(T0 + 4 * MINUTE))}`)).toEqual(
+        await ids(`nodeId=${orders}&depth=0`),
+      );
     });
 
     it('with a direction, only that walk (both: upstream and downstream, no siblings)', async () => {
