@@ -37,7 +37,14 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
           required: ['nodeId'],
           properties: {
             nodeId: { type: 'string', description: 'dataset:, datasetField: or job: nodeId' },
-            depth: { type: 'integer', minimum: 0, maximum: 1000, default: 20 },
+            depth: {
+              type: 'integer',
+              minimum: 0,
+              maximum: 1000,
+              default: 20,
+              description:
+                "Column edges away from the node, as Marquez counts them: 0 answers as 1 (the node's own edges)",
+            },
             withDownstream: { type: 'boolean', default: false },
             edges: {
               type: 'string',
@@ -82,7 +89,9 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
             : (await graph.edgesAsOf(db, [job.id], at)).get(job.id)!.outputs;
         starts = outputs.flatMap((id) => columnGraph.fieldsOf(id, at));
       }
-      const reached = columnGraph.traverse(starts, depth, withDownstream, at);
+      // Marquez's depth (ColumnLineageDao): edges away from the node, and at least the node's own edges,
+      // which its recursive query fetches whatever the depth (0 answers as 1).
+      const reached = columnGraph.traverse(starts, Math.max(depth, 1), withDownstream, at);
       const datasetIds = [...new Set([...reached.values()].map((ref) => ref.datasetId))];
       const records = asOf
         ? await loadDatasetRecordsAsOf(deps, datasetIds, asOf)
