@@ -425,6 +425,14 @@ describe.each(backends())('Marquez client contract on the $name store', (backend
         'dataset:component:staging',
         'job:component:load',
       ]);
+      // From staging, load (its writer) is hop 0; every job sharing one of load's datasets is hop 1, report
+      // (which reads staging itself) included.
+      expect(await ids(`nodeId=${encodeURIComponent('dataset:component:staging')}&depth=1`)).toEqual(
+        await ids(`nodeId=${mart}&depth=2`),
+      );
+      expect(await ids(`nodeId=${encodeURIComponent('dataset:component:staging')}&depth=1`)).toContain(
+        'job:component:report',
+      );
       // A dataset no job writes starts from the job that read it last (audit, after load), as of any time.
       const orders = encodeURIComponent('dataset:component:raw.orders');
       expect(await ids(`nodeId=${orders}&depth=0`)).toEqual([

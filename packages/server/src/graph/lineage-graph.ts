@@ -562,8 +562,8 @@ function* walkComponent(start: GraphNode, depth: number): Walk {
   const jobs = new Set<number>();
   let startJob: number | undefined = start.kind === 'job' ? start.id : undefined;
   if (start.kind === 'dataset') {
-    datasets.add(start.id);
-    // Marquez starts from one job of the dataset (LineageDao.getJobFromInputOrOutput): a writer first.
+    // Marquez starts from one job of the dataset (LineageDao.getJobFromInputOrOutput): a writer first. The
+    // dataset is then one of that job's, reached at hop 0 with the others (and, like them, a way to hop 1).
     for (const direction of [1, 0] as const) {
       const answer = yield { kind: 'latestJobOf', ids: [start.id], direction };
       startJob = answer.get(start.id)?.[0];
@@ -571,7 +571,7 @@ function* walkComponent(start: GraphNode, depth: number): Walk {
     }
   }
   // A dataset no job touches is alone (Marquez's "orphan" graph).
-  if (startJob === undefined) return { datasets, jobs, edges: [] };
+  if (startJob === undefined) return { datasets: new Set([start.id]), jobs, edges: [] };
   jobs.add(startJob);
   let frontierJobs = [startJob];
   for (let hops = 0; ; hops++) {
