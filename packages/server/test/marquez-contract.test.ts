@@ -534,7 +534,20 @@ describe.each(backends())('Marquez client contract on the $name store', (backend
   });
 
   describe('/api/v2beta/search (the advanced-search build of the Marquez UI)', () => {
+    const sql = (table: string) =>
+      facet('SQLJobFacet', { query: `SELECT id, contact\nFROM lake.${table}\nWHERE status = 'open'` });
     beforeAll(async () => {
+      // The job's SQL changes: only its latest sql facet is searched, as Marquez's index holds the latest.
+      await post(
+        runEvent({
+          eventType: 'COMPLETE',
+          time: T0 - MINUTE,
+          runId: randomUUID(),
+          job: 'beta_search_job',
+          namespace: 'beta',
+          jobFacets: { sql: sql('orders_old') },
+        }),
+      );
       await post(
         runEvent({
           eventType: 'COMPLETE',
@@ -542,15 +555,49 @@ describe.each(backends())('Marquez client contract on the $name store', (backend
           runId: '0190d3a2-0000-7000-8000-0000000000b1',
           job: 'beta_search_job',
           namespace: 'beta',
+          jobFacets: { sql: sql('orders_raw') },
           outputs: [
             {
               namespace: 'beta',
               name: 'beta_search_table',
-              facets: { schema: facet('SchemaDatasetFacet', { fields: [{ name: 'id', type: 'INT' }] }) },
+              facets: {
+                schema: facet('SchemaDatasetFacet', {
+                  fields: [
+                    { name: 'id', type: 'INT' },
+                    { name: 'contact', type: 'STRUCT', fields: [{ name: 'customer_email', type: 'STRING' }] },
+                  ],
+                }),
+              },
             },
           ],
         }),
       );
+    });
+    type Hits = { hits: { name: string }[]; highlights: Record<string, string[]>[] };
+
+    it("matches a job's SQL (its latest sql facet) and says so in highlights", async () => {
+      const reply = await get<Hits>('/api/v2beta/search/jobs?q=ORDERS_RAW');
+      expect(reply.body.hits.map((hit) => hit.name)).toEqual(['beta_search_job']);
+      expect(reply.body.highlights).toEqual([{ 'facets.sql.query': ['FROM lake.<em>orders_raw</em>'] }]);
+      expect((await get<Hits>('/api/v2beta/search/jobs?q=orders_old')).body.hits).toEqual([]);
+      // /api/v1/search matches names only, as Marquez's (SearchDao).
+      expect((await get<{ results: unknown[] }>('/api/v1/search?q=orders_raw')).body.results).toEqual([]);
+    });
+
+    it("matches a dataset's field names, nested ones too, and its namespace", async () => {
+      const fields = await get<Hits>('/api/v2beta/search/datasets?q=customer_e');
+      expect(fields.body.hits.map((hit) => hit.name)).toEqual(['beta_search_table']);
+      expect(fields.body.highlights).toEqual([{ 'facets.schema.fields.name': ['<em>customer_e</em>mail'] }]);
+      const namespace = await get<Hits>('/api/v2beta/search/datasets?q=bet');
+      expect(namespace.body.hits.map((hit) => hit.name)).toEqual(['beta_search_table']);
+      expect(namespace.body.highlights).toEqual([
+        { name: ['<em>bet</em>a_search_table'], namespace: ['<em>bet</em>a'] },
+      ]);
+      // A field of no dataset, and text that spans two field names in the index's JSON text, match nothing.
+      expect((await get<Hits>('/api/v2beta/search/datasets?q=customer_phone')).body.hits).toEqual([]);
+      expect(
+        (await get<Hits>(`/api/v2beta/search/datasets?q=${encodeURIComponent('id", "con')}`)).body.hits,
+      ).toEqual([]);
     });
 
     it('jobs: hits with run_id, name, namespace, eventType and type; one highlight per hit', async () => {
