@@ -27,7 +27,11 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
         summary: 'Column-level lineage around a dataset, a column or a job',
         description:
           'Upstream columns of every column of the node (a job: of its outputs), `depth` hops away; with ' +
-          '`withDownstream=true` also the columns they feed. outEdges go from the node to the columns it ' +
+          '`withDownstream=true` also the columns they feed. The columns that influence a whole dataset (the ' +
+          "facet's dataset-level inputs: JOIN, FILTER, GROUP_BY...) are inputs of every column of it. Each " +
+          "input field is listed once, with Marquez's transformationType and transformationDescription (its " +
+          'first transformation) and, beyond Marquez, `transformations`: each type and subtype. ' +
+          'outEdges go from the node to the columns it ' +
           "feeds. inEdges are Marquez's by default: each names the node itself as `origin` and an input column " +
           'as `destination` (the Marquez UI reverses them); with `edges=lineage` they go from the input ' +
           'column to the node, like every edge Headwater serves elsewhere. ' +
@@ -114,7 +118,8 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
       };
       const nodes = [...reached.values()].map((ref) => {
         const self = describe(ref);
-        const inputs = columnGraph.inputsOf(ref, at).map((input) => {
+        // Dataset-level inputs (JOIN, FILTER, GROUP_BY... of the whole output) are inputs of every column of it.
+        const inputs = columnGraph.lineageInputsOf(ref, at).map((input) => {
           const other = describe(input);
           const first = input.transformations[0];
           return {
@@ -143,7 +148,7 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
             inputFields: inputs.map(({ id: _id, ...input }) => input),
           },
           inputIds: inputs.map((input) => input.id),
-          outputIds: columnGraph.outputsOf(ref, at).map((output) => describe(output).id),
+          outputIds: columnGraph.lineageOutputsOf(ref, at).map((output) => describe(output).id),
         };
       });
       const present = new Set(nodes.map((node) => node.id));
