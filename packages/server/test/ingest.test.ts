@@ -153,6 +153,27 @@ describe.each(backends())('ingest on the $name store', (backend) => {
     expect(await eventCount()).toBe(before + 1);
   });
 
+  it('refuses an event with an eventType but no run (a RunEvent needs its run), alone and in a batch', async () => {
+    const before = await eventCount();
+    const { run: _run, ...runless } = runEvent();
+    const single = await post(api('/lineage'), JSON.stringify(runless));
+    expect(single.status).toBe(422);
+    const { errors } = (await single.json()) as { errors: string[] };
+    expect(errors).toEqual([
+      expect.stringMatching(/^\$\.run: is required: an event with an eventType is a RunEvent/),
+    ]);
+    const batch = await post(api('/lineage/batch'), JSON.stringify([runEvent(), runless]));
+    const body = (await batch.json()) as {
+      status: string;
+      failed_events: { index: number; reason: string }[];
+    };
+    expect(body.status).toBe('partial_success');
+    expect(
+      body.failed_events.map((failure) => [failure.index, failure.reason.split(': is required')[0]]),
+    ).toEqual([[1, '$.run']]);
+    expect(await eventCount()).toBe(before + 1);
+  });
+
   it('reports partial success of a batch by index, in JSON and NDJSON', async () => {
     const before = await eventCount();
     const good = [runEvent(), runEvent()];

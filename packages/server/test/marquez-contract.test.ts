@@ -133,6 +133,33 @@ describe.each(backends())('Marquez client contract on the $name store', (backend
       expect(datasets.body.events).toHaveLength(1);
       expect((await get(`/api/v1/events/lineage?${window}&kind=table`)).status).toBe(400);
     });
+
+    it('takes times without seconds, as the Marquez Java client sends them (2025-03-15T00:00Z)', async () => {
+      // ZonedDateTime.toString() leaves out zero seconds; Marquez parses it with ZonedDateTime.parse.
+      const minutes = (ms: number) => at(ms).slice(0, 16);
+      const reply = await get<{ events: { run?: { runId: string } }[] }>(
+        `/api/v1/events/lineage?after=${minutes(T0 + 10 * DAY)}Z&before=${encodeURIComponent(`${minutes(T0 + 11 * DAY)}+00:00`)}`,
+      );
+      expect(reply.status).toBe(200);
+      expect(reply.body.events.map((event) => event.run?.runId)).toEqual([runId]);
+      // A later `after` with its offset: nothing is in the window, so the time was read, not ignored.
+      const later = await get<{ events: unknown[] }>(
+        `/api/v1/events/lineage?after=${minutes(T0 + 10 * DAY + 3 * MINUTE)}Z`,
+      );
+      expect(later.body.events).toEqual([]);
+      expect((await get(`/api/v1/events/lineage?before=2025-03-15T00Z`)).status).toBe(400);
+    });
+
+    it('takes enum values in any case (sortDirection, kind)', async () => {
+      const reply = await get<{ events: Record<string, unknown>[] }>(
+        `/api/v1/events/lineage?${window}&kind=Run&kind=dataset&sortDirection=Asc`,
+      );
+      expect(reply.status).toBe(200);
+      expect(reply.body.events.map((event) => ('run' in event ? 'run' : 'dataset'))).toEqual([
+        'run',
+        'dataset',
+      ]);
+    });
   });
 
   describe('bad input is a clear 400', () => {
@@ -370,14 +397,19 @@ describe.each(backends())('Marquez client contract on the $name store', (backend
         'job:component:load_customers',
         'job:component:report',
       ]);
-      // One job hop from mart: report and what it touches.
-      expect(await ids(`nodeId=${node}&depth=1`)).toEqual([
+    });
+
+    it("counts depth as Marquez's LineageDao: job hops from the start job, which is hop 0", async () => {
+      const mart = encodeURIComponent('dataset:component:mart');
+      // A dataset starts from the job that wrote it (report): depth 0 is that job and its datasets.
+      expect(await ids(`nodeId=${mart}&depth=0`)).toEqual([
         'dataset:component:mart',
         'dataset:component:staging',
         'job:component:report',
       ]);
-      // Two: also load (shares staging) with all its datasets, not yet audit or load_customers.
-      expect(await ids(`nodeId=${node}&depth=2`)).toEqual([
+      // One hop: load shares staging with report, and brings all its datasets; audit and load_customers are
+      // two hops away (they share raw.orders and raw.customers with load).
+      expect(await ids(`nodeId=${mart}&depth=1`)).toEqual([
         'dataset:component:mart',
         'dataset:component:raw.customers',
         'dataset:component:raw.orders',
@@ -385,6 +417,39 @@ describe.each(backends())('Marquez client contract on the $name store', (backend
         'job:component:load',
         'job:component:report',
       ]);
+      expect(await ids(`nodeId=${mart}&depth=2`)).toHaveLength(10);
+      // A job's depth 0: the job and what it reads and writes.
+      expect(await ids(`nodeId=${encodeURIComponent('job:component:load')}&depth=0`)).toEqual([
+        'dataset:component:raw.customers',
+        'dataset:component:raw.orders',
+        'dataset:component:staging',
+        'job:component:load',
+      ]);
+      // From staging, load (its writer) is hop 0; every job sharing one of load's datasets is hop 1, report
+      // (which reads staging itself) included.
+      expect(await ids(`nodeId=${encodeURIComponent('dataset:component:staging')}&depth=1`)).toEqual(
+        await ids(`nodeId=${mart}&depth=2`),
+      );
+      expect(await ids(`nodeId=${encodeURIComponent('dataset:component:staging')}&depth=1`)).toContain(
+        'job:component:report',
+      );
+      // A dataset no job writes starts from the job that read it last (audit, after load), as of any time.
+      const orders = encodeURIComponent('dataset:component:raw.orders');
+      expect(await ids(`nodeId=${orders}&depth=0`)).toEqual([
+        'dataset:component:audit.log',
+        'dataset:component:raw.orders',
+        'job:component:audit',
+      ]);
+      const beforeAudit = encodeURIComponent(at(T0 + 2 * MINUTE));
+      expect(await ids(`nodeId=${orders}&depth=0&asOf=${beforeAudit}`)).toEqual([
+        'dataset:component:raw.customers',
+        'dataset:component:raw.orders',
+        'dataset:component:staging',
+        'job:component:load',
+      ]);
+      expect(await ids(`nodeId=${orders}&depth=0&asOf=${encodeURIComponent(at(T0 + 4 * MINUTE))}`)).toEqual(
+        await ids(`nodeId=${orders}&depth=0`),
+      );
     });
 
     it('with a direction, only that walk (both: upstream and downstream, no siblings)', async () => {
@@ -441,6 +506,22 @@ describe.each(backends())('Marquez client contract on the $name store', (backend
       ]);
     });
 
+    it.each(['False', 'FALSE', 'false', 'TRUE', 'True', 'true'])(
+      'takes withDownstream=%s, booleans in any case as Marquez',
+      async (value) => {
+        const reply = await get<Graph>(
+          `/api/v1/column-lineage?nodeId=${encodeURIComponent('datasetField:cll:src:a')}&withDownstream=${value}`,
+        );
+        expect(reply.status).toBe(200);
+        // Downstream of src.a is dst.b: there only when withDownstream is true.
+        expect(reply.body.graph.map((n) => n.id)).toEqual(
+          value.toLowerCase() === 'true'
+            ? ['datasetField:cll:dst:b', 'datasetField:cll:src:a']
+            : ['datasetField:cll:src:a'],
+        );
+      },
+    );
+
     it('edges=lineage answers every edge from input to output', async () => {
       const reply = await get<Graph>(
         `/api/v1/column-lineage?nodeId=${encodeURIComponent('datasetField:cll:dst:b')}&withDownstream=true&edges=lineage`,
@@ -453,7 +534,20 @@ describe.each(backends())('Marquez client contract on the $name store', (backend
   });
 
   describe('/api/v2beta/search (the advanced-search build of the Marquez UI)', () => {
+    const sql = (table: string) =>
+      facet('SQLJobFacet', { query: `SELECT id, contact\nFROM lake.${table}\nWHERE status = 'open'` });
     beforeAll(async () => {
+      // The job's SQL changes: only its latest sql facet is searched, as Marquez's index holds the latest.
+      await post(
+        runEvent({
+          eventType: 'COMPLETE',
+          time: T0 - MINUTE,
+          runId: randomUUID(),
+          job: 'beta_search_job',
+          namespace: 'beta',
+          jobFacets: { sql: sql('orders_old') },
+        }),
+      );
       await post(
         runEvent({
           eventType: 'COMPLETE',
@@ -461,15 +555,49 @@ describe.each(backends())('Marquez client contract on the $name store', (backend
           runId: '0190d3a2-0000-7000-8000-0000000000b1',
           job: 'beta_search_job',
           namespace: 'beta',
+          jobFacets: { sql: sql('orders_raw') },
           outputs: [
             {
               namespace: 'beta',
               name: 'beta_search_table',
-              facets: { schema: facet('SchemaDatasetFacet', { fields: [{ name: 'id', type: 'INT' }] }) },
+              facets: {
+                schema: facet('SchemaDatasetFacet', {
+                  fields: [
+                    { name: 'id', type: 'INT' },
+                    { name: 'contact', type: 'STRUCT', fields: [{ name: 'customer_email', type: 'STRING' }] },
+                  ],
+                }),
+              },
             },
           ],
         }),
       );
+    });
+    type Hits = { hits: { name: string }[]; highlights: Record<string, string[]>[] };
+
+    it("matches a job's SQL (its latest sql facet) and says so in highlights", async () => {
+      const reply = await get<Hits>('/api/v2beta/search/jobs?q=ORDERS_RAW');
+      expect(reply.body.hits.map((hit) => hit.name)).toEqual(['beta_search_job']);
+      expect(reply.body.highlights).toEqual([{ 'facets.sql.query': ['FROM lake.<em>orders_raw</em>'] }]);
+      expect((await get<Hits>('/api/v2beta/search/jobs?q=orders_old')).body.hits).toEqual([]);
+      // /api/v1/search matches names only, as Marquez's (SearchDao).
+      expect((await get<{ results: unknown[] }>('/api/v1/search?q=orders_raw')).body.results).toEqual([]);
+    });
+
+    it("matches a dataset's field names, nested ones too, and its namespace", async () => {
+      const fields = await get<Hits>('/api/v2beta/search/datasets?q=customer_e');
+      expect(fields.body.hits.map((hit) => hit.name)).toEqual(['beta_search_table']);
+      expect(fields.body.highlights).toEqual([{ 'facets.schema.fields.name': ['<em>customer_e</em>mail'] }]);
+      const namespace = await get<Hits>('/api/v2beta/search/datasets?q=bet');
+      expect(namespace.body.hits.map((hit) => hit.name)).toEqual(['beta_search_table']);
+      expect(namespace.body.highlights).toEqual([
+        { name: ['<em>bet</em>a_search_table'], namespace: ['<em>bet</em>a'] },
+      ]);
+      // A field of no dataset, and text that spans two field names in the index's JSON text, match nothing.
+      expect((await get<Hits>('/api/v2beta/search/datasets?q=customer_phone')).body.hits).toEqual([]);
+      expect(
+        (await get<Hits>(`/api/v2beta/search/datasets?q=${encodeURIComponent('id", "con')}`)).body.hits,
+      ).toEqual([]);
     });
 
     it('jobs: hits with run_id, name, namespace, eventType and type; one highlight per hit', async () => {

@@ -322,6 +322,14 @@ describe.skipIf(!hasConformance()).each(backends())('read API on the $name store
               field: 'amount',
               transformationDescription: 'converted to USD',
               transformationType: 'DIRECT',
+              transformations: [
+                {
+                  type: 'DIRECT',
+                  subtype: 'TRANSFORMATION',
+                  description: 'converted to USD',
+                  masking: false,
+                },
+              ],
             },
           ],
           transformationDescription: 'converted to USD',
@@ -336,6 +344,7 @@ describe.skipIf(!hasConformance()).each(backends())('read API on the $name store
               field: 'id',
               transformationDescription: '',
               transformationType: 'DIRECT',
+              transformations: [{ type: 'DIRECT', subtype: 'IDENTITY', description: '', masking: false }],
             },
           ],
           transformationDescription: '',

@@ -20,6 +20,7 @@ import { registerAliasRoutes } from './aliases-routes.js';
 import { registerAnalysisRoutes } from './analysis-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { registerHttpCore } from './http-core.js';
+import { lenientQuery } from './lenient-query.js';
 import { registerIngestRoutes } from './ingest-routes.js';
 import { registerColumnLineageRoutes } from './column-lineage-routes.js';
 import { registerLegacyRoutes } from './legacy-routes.js';
@@ -93,7 +94,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
             ...options,
             customOptions: { ...options?.customOptions, coerceTypes: false },
           } as typeof options);
-          return (route) => (route.httpPart === 'body' ? exact : coercing)(route);
+          return (route) => {
+            const validate = (route.httpPart === 'body' ? exact : coercing)(route);
+            const rewrite = route.httpPart === 'querystring' ? lenientQuery(route.schema) : undefined;
+            if (rewrite === undefined) return validate;
+            // Lenient where Marquez is (see lenient-query.ts), for every route: the query is put into the
+            // form its schema declares, then validated (and coerced) by that schema as usual.
+            // Ajv's validators take a context (Fastify passes one so that coercion can replace the root).
+            const ajvValidate = validate as (data: unknown, context?: unknown) => boolean;
+            const lenient = ((data: unknown, context?: unknown) => {
+              rewrite(data);
+              const valid = ajvValidate(data, context);
+              lenient.errors = validate.errors ?? null;
+              return valid;
+            }) as typeof validate;
+            lenient.schemaEnv = validate.schemaEnv;
+            return lenient;
+          };
         },
       },
     },

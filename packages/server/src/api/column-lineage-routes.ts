@@ -6,7 +6,6 @@ import { compareText as compare, datasetNamedOrLinked, jobNamed } from '../store
 import type { AppDeps } from './app.js';
 import { parseNodeId } from './node-id.js';
 import { asOfParam, loadDatasetRecordsAsOf, retainedAsOf } from './as-of.js';
-import { upperCaseQuery } from './shapes.js';
 
 interface ColumnLineageQuery {
   nodeId: string;
@@ -23,13 +22,16 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
   app.get<{ Querystring: ColumnLineageQuery }>(
     '/api/v1/column-lineage',
     {
-      preValidation: upperCaseQuery('edges'),
       schema: {
         tags: ['Lineage'],
         summary: 'Column-level lineage around a dataset, a column or a job',
         description:
           'Upstream columns of every column of the node (a job: of its outputs), `depth` hops away; with ' +
-          '`withDownstream=true` also the columns they feed. outEdges go from the node to the columns it ' +
+          '`withDownstream=true` also the columns they feed. The columns that influence a whole dataset (the ' +
+          "facet's dataset-level inputs: JOIN, FILTER, GROUP_BY...) are inputs of every column of it. Each " +
+          "input field is listed once, with Marquez's transformationType and transformationDescription (its " +
+          'first transformation) and, beyond Marquez, `transformations`: each type and subtype. ' +
+          'outEdges go from the node to the columns it ' +
           "feeds. inEdges are Marquez's by default: each names the node itself as `origin` and an input column " +
           'as `destination` (the Marquez UI reverses them); with `edges=lineage` they go from the input ' +
           'column to the node, like every edge Headwater serves elsewhere. ' +
@@ -39,7 +41,14 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
           required: ['nodeId'],
           properties: {
             nodeId: { type: 'string', description: 'dataset:, datasetField: or job: nodeId' },
-            depth: { type: 'integer', minimum: 0, maximum: 1000, default: 20 },
+            depth: {
+              type: 'integer',
+              minimum: 0,
+              maximum: 1000,
+              default: 20,
+              description:
+                "Column edges away from the node, as Marquez counts them: 0 answers as 1 (the node's own edges)",
+            },
             withDownstream: { type: 'boolean', default: false },
             edges: {
               type: 'string',
@@ -84,7 +93,9 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
             : (await graph.edgesAsOf(db, [job.id], at)).get(job.id)!.outputs;
         starts = outputs.flatMap((id) => columnGraph.fieldsOf(id, at));
       }
-      const reached = columnGraph.traverse(starts, depth, withDownstream, at);
+      // Marquez's depth (ColumnLineageDao): edges away from the node, and at least the node's own edges,
+      // which its recursive query fetches whatever the depth (0 answers as 1).
+      const reached = columnGraph.traverse(starts, Math.max(depth, 1), withDownstream, at);
       const datasetIds = [...new Set([...reached.values()].map((ref) => ref.datasetId))];
       const records = asOf
         ? await loadDatasetRecordsAsOf(deps, datasetIds, asOf)
@@ -107,7 +118,8 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
       };
       const nodes = [...reached.values()].map((ref) => {
         const self = describe(ref);
-        const inputs = columnGraph.inputsOf(ref, at).map((input) => {
+        // Dataset-level inputs (JOIN, FILTER, GROUP_BY... of the whole output) are inputs of every column of it.
+        const inputs = columnGraph.lineageInputsOf(ref, at).map((input) => {
           const other = describe(input);
           const first = input.transformations[0];
           return {
@@ -136,7 +148,7 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
             inputFields: inputs.map(({ id: _id, ...input }) => input),
           },
           inputIds: inputs.map((input) => input.id),
-          outputIds: columnGraph.outputsOf(ref, at).map((output) => describe(output).id),
+          outputIds: columnGraph.lineageOutputsOf(ref, at).map((output) => describe(output).id),
         };
       });
       const present = new Set(nodes.map((node) => node.id));

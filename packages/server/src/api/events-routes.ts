@@ -5,7 +5,7 @@ import { namespacesOf } from '../security/access.js';
 
 /** Events read at a time when a namespace-scoped caller's events are filtered. */
 const SCAN_CHUNK = 1000;
-import { pageParams, responses, upperCaseQuery } from './shapes.js';
+import { pageParams, responses } from './shapes.js';
 
 type EventKindParam = 'RUN' | 'DATASET' | 'JOB';
 
@@ -28,7 +28,6 @@ export function registerEventRoutes(app: FastifyInstance, { db }: AppDeps): void
   app.get<{ Querystring: EventsQuery }>(
     '/api/v1/events/lineage',
     {
-      preValidation: upperCaseQuery('kind'),
       schema: {
         tags: ['Events'],
         summary:

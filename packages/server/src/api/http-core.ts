@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import type { FastifyError, FastifyInstance } from 'fastify';
@@ -87,7 +88,18 @@ export function registerHttpCore(app: FastifyInstance, deps: HttpCoreDeps): void
     if (error.retryAfterSeconds !== undefined)
       void reply.header('retry-after', String(error.retryAfterSeconds));
     else if (error.status === 503) void reply.header('retry-after', '1');
-    void reply.status(error.status).send(body);
+    const send = () => void reply.status(error.status).send(body);
+    // A client still sending a body too large (Node's fetch, the TypeScript client) takes an answer as a broken
+    // pipe when the socket closes under its writes, and would retry the event for ever: the rest of the body is
+    // read and dropped first, up to a bound, so that it reads the 413.
+    if (error.code === 'BODY_TOO_LARGE' && !request.raw.complete) {
+      return discardBody(request.raw, Math.max(MIN_DISCARD_BYTES, deps.config.maxBodyBytes)).then((whole) => {
+        if (!whole) void reply.header('connection', 'close');
+        send();
+      });
+    }
+    send();
+    return undefined;
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -96,6 +108,39 @@ export function registerHttpCore(app: FastifyInstance, deps: HttpCoreDeps): void
       error: 'NOT_FOUND',
       message: `No route ${request.method} ${request.url.split('?')[0]}; see /api/v1/openapi.json.`,
     });
+  });
+}
+
+/** A body too large is read and dropped up to at least this many bytes more (see {@link discardBody}). */
+const MIN_DISCARD_BYTES = 64 * 1024 * 1024;
+/** ... and for at most this long. */
+const DISCARD_MS = 10_000;
+
+/**
+ * Reads the rest of a request's body and drops it: true once it has all been read, false when it goes on past
+ * `maxBytes` or DISCARD_MS, or the request fails (the answer then closes the connection instead).
+ */
+function discardBody(raw: IncomingMessage, maxBytes: number): Promise<boolean> {
+  if (raw.complete) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let bytes = 0;
+    const finish = (whole: boolean) => {
+      clearTimeout(timer);
+      raw.off('data', onData).off('end', onEnd).off('error', onFailure).off('close', onFailure);
+      if (!whole) raw.pause();
+      resolve(whole);
+    };
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > maxBytes) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onFailure = () => finish(raw.complete);
+    const timer = setTimeout(() => finish(false), DISCARD_MS);
+    // A decompression stream (see preParsing) is given no more of it.
+    raw.unpipe();
+    raw.on('data', onData).once('end', onEnd).once('error', onFailure).once('close', onFailure);
+    raw.resume();
   });
 }
 

@@ -28,7 +28,6 @@ import {
   responses,
   runsJson,
   schemaRef,
-  upperCaseQuery,
   type JobJson,
   type PageQuery,
 } from './shapes.js';
@@ -89,7 +88,6 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
     '/api/v1/jobs',
     {
       ...plainJson,
-      preValidation: upperCaseQuery('lastRunStates'),
       schema: {
         tags: TAGS,
         summary: 'List the jobs of all namespaces, most recently updated first',
@@ -111,7 +109,6 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
     base,
     {
       ...plainJson,
-      preValidation: upperCaseQuery('lastRunStates'),
       schema: {
         tags: TAGS,
         summary: 'List the jobs of a namespace, most recently updated first',

@@ -63,9 +63,13 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
         description:
           'Like Marquez, nodes are datasets and jobs with inEdges/outEdges, sorted by id, and without ' +
           "`direction` the answer is Marquez's: the connected component within `depth` job hops (the other " +
-          'inputs of each job reached, the jobs sharing a dataset). Beyond Marquez, `direction` walks only ' +
-          'upstream, only downstream, or both (the union of the two walks, without siblings), and `asOf` ' +
-          'answers for the past: the edges, versions and run states as they were then.',
+          'inputs of each job reached, the jobs sharing a dataset), counted as Marquez counts them: from one ' +
+          'start job (a dataset: the job that wrote it last, else read it last), which is hop 0 and brings ' +
+          'its datasets; a job is one hop further when it shares a dataset with a job of the hop before. ' +
+          'Beyond Marquez, `direction` walks only upstream, only downstream, or both (the union of the two ' +
+          'walks, without siblings), where `depth` counts the jobs on a path from the node instead (a job ' +
+          'node is the first; depth 0 is the node alone), and `asOf` answers for the past: the edges, ' +
+          'versions and run states as they were then.',
         querystring: {
           type: 'object',
           required: ['nodeId'],
@@ -76,7 +80,8 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
               minimum: 0,
               maximum: 1000,
               default: 20,
-              description: 'Jobs away from the node',
+              description:
+                'Without direction: job hops from the start job (Marquez). With direction: jobs on a path from the node',
             },
             direction: {
               type: 'string',

@@ -16,7 +16,6 @@ import {
   schemaRef,
   staleRunSchema,
   contradictoryStatesSchema,
-  upperCaseQuery,
   type PageQuery,
 } from './shapes.js';
 
@@ -168,7 +167,6 @@ export function registerRunRoutes(app: FastifyInstance, { db, config }: AppDeps)
     '/api/v1/jobs/runs/:id/facets',
     {
       ...plainJson,
-      preValidation: upperCaseQuery('type'),
       schema: {
         tags: ['Runs'],
         summary:

@@ -12,7 +12,7 @@ import {
 } from '../store/queries/search.js';
 import type { AppDeps } from './app.js';
 import { readableNamespaces } from './visibility.js';
-import { pageParams, plainJson, responses, schemaRef, upperCaseQuery } from './shapes.js';
+import { pageParams, plainJson, responses, schemaRef } from './shapes.js';
 
 interface SearchQuerystring {
   q: string;
@@ -46,7 +46,6 @@ export function registerSearchRoutes(app: FastifyInstance, { db, state }: AppDep
     '/api/v1/search',
     {
       ...plainJson,
-      preValidation: upperCaseQuery('filter', 'sort'),
       schema: {
         tags: ['Search'],
         summary: 'Find datasets and jobs by name (case-insensitive substring)',
@@ -135,6 +134,54 @@ function highlight(name: string, q: string): string {
   return out + name.slice(from);
 }
 
+/** Fragments of SQL longer than this are cut around their first match (OpenSearch's are about 100 characters). */
+const FRAGMENT_CHARS = 160;
+/** At most this many fragments per highlighted field, as OpenSearch's default of 5. */
+const MAX_FRAGMENTS = 5;
+
+/** The lines of `text` that contain `q`, highlighted, each cut to about FRAGMENT_CHARS around its first match. */
+function fragments(text: string, q: string): string[] {
+  const needle = q.toLowerCase();
+  const result: string[] = [];
+  for (const line of text.split('\n')) {
+    const at = line.toLowerCase().indexOf(needle);
+    if (at < 0) continue;
+    const from = Math.max(0, Math.min(at - FRAGMENT_CHARS / 2, line.length - FRAGMENT_CHARS));
+    result.push(highlight(line.slice(from, from + FRAGMENT_CHARS).trim(), q));
+    if (result.length === MAX_FRAGMENTS) break;
+  }
+  return result;
+}
+
+/** Field names of a schema facet, nested ones too (a struct's fields). */
+function fieldNames(fields: unknown): string[] {
+  if (!Array.isArray(fields)) return [];
+  return fields.flatMap((field: unknown) => {
+    if (field === null || typeof field !== 'object') return [];
+    const { name, fields: nested } = field as { name?: unknown; fields?: unknown };
+    return [...(typeof name === 'string' ? [name] : []), ...fieldNames(nested)];
+  });
+}
+
+/**
+ * What a hit matched, as OpenSearch's highlights: per matched field (named by its path in the hit, as Marquez's
+ * index names it), the matching text with the match in <em>. The search matched one of them at least.
+ */
+function highlightsOf(hit: { name: string; namespace: string; facets?: unknown }, q: string) {
+  const needle = q.toLowerCase();
+  const contains = (text: string) => text.toLowerCase().includes(needle);
+  const facets = (hit.facets ?? {}) as { schema?: { fields?: unknown }; sql?: { query?: unknown } };
+  const result: Record<string, string[]> = {};
+  if (contains(hit.name)) result.name = [highlight(hit.name, q)];
+  if (contains(hit.namespace)) result.namespace = [highlight(hit.namespace, q)];
+  const fields = fieldNames(facets.schema?.fields).filter(contains);
+  if (fields.length > 0)
+    result['facets.schema.fields.name'] = fields.slice(0, MAX_FRAGMENTS).map((name) => highlight(name, q));
+  const sql = facets.sql?.query;
+  if (typeof sql === 'string' && contains(sql)) result['facets.sql.query'] = fragments(sql, q);
+  return result;
+}
+
 const hitsSchema = (hit: Record<string, unknown>) =>
   responses(
     {
@@ -144,7 +191,9 @@ const hitsSchema = (hit: Record<string, unknown>) =>
         highlights: {
           type: 'array',
           items: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
-          description: 'One per hit, in the same order: the matched field with the match in <em>',
+          description:
+            'One per hit, in the same order: per matched field (name, namespace, facets.schema.fields.name, ' +
+            'facets.sql.query), the matching text with the match in <em>',
         },
       },
       required: ['hits', 'highlights'],
@@ -157,6 +206,8 @@ const hitsSchema = (hit: Record<string, unknown>) =>
 interface HitSource {
   readonly filter: 'DATASET' | 'JOB';
   readonly what: string;
+  /** What it matches beyond the name and namespace. */
+  readonly content: string;
   /** The hit's own fields, for the OpenAPI document. */
   readonly fields: Record<string, unknown>;
   /** Per entity id: its latest run, and the fields of the hit beyond run_id, name, namespace and eventType. */
@@ -168,7 +219,8 @@ interface HitSource {
 
 /**
  * GET /api/v2beta/search/jobs and /datasets: the answers of Marquez's OpenSearch-backed search (the Marquez
- * UI's advanced-search build), served from Headwater's own search: up to 10 matches by name, each described by
+ * UI's advanced-search build), served from Headwater's own search: up to 10 matches by name, namespace, field
+ * names (datasets) or SQL (jobs), as Marquez's index matches them, each described by
  * its latest run and that run's latest eventType, as the search index would hold it.
  */
 function registerAdvancedSearchRoutes(app: FastifyInstance, db: AppDeps['db'], state: AppDeps['state']) {
@@ -177,6 +229,7 @@ function registerAdvancedSearchRoutes(app: FastifyInstance, db: AppDeps['db'], s
     jobs: {
       filter: 'JOB',
       what: 'Jobs',
+      content: "SQL (the sql facet's query)",
       fields: { type: { type: 'string' }, facets: object, runFacets: object },
       async describe(ids) {
         const [latest, facets] = await Promise.all([
@@ -198,6 +251,7 @@ function registerAdvancedSearchRoutes(app: FastifyInstance, db: AppDeps['db'], s
     datasets: {
       filter: 'DATASET',
       what: 'Datasets',
+      content: 'a field name',
       fields: { facets: object },
       async describe(ids) {
         const [runs, facets] = await Promise.all([latestRunOfDatasets(db, ids), datasetFacets(db, ids)]);
@@ -213,11 +267,16 @@ function registerAdvancedSearchRoutes(app: FastifyInstance, db: AppDeps['db'], s
         ...plainJson,
         schema: {
           tags: ['Search'],
-          summary: `${source.what} whose name contains q, in the shape of Marquez's advanced (OpenSearch) search`,
+          summary: `${source.what} whose name, namespace or ${source.content} contains q, in the shape of Marquez's advanced (OpenSearch) search`,
           querystring: {
             type: 'object',
             properties: {
-              q: { type: 'string', minLength: 1, pattern: '\\S', description: 'Text the name contains' },
+              q: {
+                type: 'string',
+                minLength: 1,
+                pattern: '\\S',
+                description: `Text the name, namespace or ${source.content} contains (case-insensitive)`,
+              },
             },
             required: ['q'],
           },
@@ -238,6 +297,7 @@ function registerAdvancedSearchRoutes(app: FastifyInstance, db: AppDeps['db'], s
           sort: 'NAME',
           limit: 10,
           offset: 0,
+          content: true,
           namespaces: readableNamespaces(request, state)?.names,
         });
         const found = records.flatMap((record) => {
@@ -257,7 +317,7 @@ function registerAdvancedSearchRoutes(app: FastifyInstance, db: AppDeps['db'], s
             ...extra(id),
           };
         });
-        return { hits, highlights: hits.map((hit) => ({ name: [highlight(hit.name, q)] })) };
+        return { hits, highlights: hits.map((hit) => highlightsOf(hit, q)) };
       },
     );
   }

@@ -31,7 +31,7 @@ import type { NamespaceRecord } from '../store/queries/namespaces.js';
 import { findRuns, latestRunsOfJobs, runIo, type RunRecord } from '../store/queries/runs.js';
 import type { SourceRecord } from '../store/queries/sources.js';
 import type { Queryable } from '../store/db.js';
-import { DATASET_FIELD } from '../graph/column-graph.js';
+import { DATASET_FIELD, type ColumnTransformation } from '../graph/column-graph.js';
 import type { JobEdges } from '../graph/lineage-graph.js';
 import type { ServerConfig } from '../config.js';
 import type { AppDeps } from './app.js';
@@ -88,8 +88,11 @@ export interface ColumnLineageInputFieldJson {
   namespace: string;
   dataset: string;
   field: string;
+  /** Marquez's: the first transformation's. */
   transformationDescription?: string;
   transformationType?: string;
+  /** Headwater: every transformation of the input, one per type and subtype; left out when there is none. */
+  transformations?: ColumnTransformation[];
 }
 
 /** One output field of a dataset and the input fields it is derived from. */
@@ -330,23 +333,38 @@ export function datasetNodeData(record: DatasetRecord): DatasetNodeData {
   };
 }
 
-/** Marquez's columnLineage of a dataset: one entry per output field, its input fields in order. */
+/**
+ * Marquez's columnLineage of a dataset: one entry per output field, its input fields in order, each input field
+ * once with all its transformations (a Spark column that is both aggregated and filtered is one input).
+ */
 export function columnLineageJson(records: readonly ColumnLineageRecord[]): ColumnLineageJson[] {
-  const byField = new Map<string, ColumnLineageInputFieldJson[]>();
+  const byField = new Map<string, Map<string, ColumnLineageInputFieldJson>>();
   for (const record of records) {
     let inputs = byField.get(record.outputField);
-    if (!inputs) byField.set(record.outputField, (inputs = []));
-    inputs.push({
-      namespace: record.namespace,
-      dataset: record.dataset,
-      field: record.field,
-      ...(record.transformationDescription !== null
-        ? { transformationDescription: record.transformationDescription }
-        : {}),
-      ...(record.transformationType !== '' ? { transformationType: record.transformationType } : {}),
+    if (!inputs) byField.set(record.outputField, (inputs = new Map<string, ColumnLineageInputFieldJson>()));
+    const key = JSON.stringify([record.namespace, record.dataset, record.field]);
+    let input = inputs.get(key);
+    if (!input) {
+      input = { namespace: record.namespace, dataset: record.dataset, field: record.field };
+      inputs.set(key, input);
+    }
+    if (record.transformationType === '') continue;
+    // Marquez reports one transformation per input: the first one's.
+    if (input.transformations === undefined) {
+      if (record.transformationDescription !== null)
+        input.transformationDescription = record.transformationDescription;
+      input.transformationType = record.transformationType;
+      input.transformations = [];
+    }
+    input.transformations.push({
+      type: record.transformationType,
+      subtype: record.transformationSubtype,
+      description: record.transformationDescription,
+      masking: record.masking,
     });
   }
-  return [...byField].map(([name, inputFields]) => {
+  return [...byField].map(([name, inputs]) => {
+    const inputFields = [...inputs.values()];
     // Marquez still reports the first input's transformation at the field level (deprecated there).
     const first = inputFields[0];
     return {
@@ -811,27 +829,6 @@ export interface PageQuery {
 }
 
 /**
- * A preValidation hook that upper-cases the named query parameters (single or repeated), so that enum
- * parameters are case-insensitive as in Marquez (`sortDirection=desc`, `type=run`) while their schemas keep
- * listing the canonical values.
- */
-export function upperCaseQuery(...names: string[]) {
-  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    const query = request.query as Record<string, unknown>;
-    for (const name of names) {
-      const value = query[name];
-      if (typeof value === 'string') query[name] = value.toUpperCase();
-      else if (Array.isArray(value)) {
-        query[name] = (value as unknown[]).map((item) =>
-          typeof item === 'string' ? item.toUpperCase() : item,
-        );
-      }
-    }
-    done();
-  };
-}
-
-/**
  * A preValidation hook that parses a JSON request body, so that the route's body schema validates the
  * object. The app keeps bodies as text (ingest stores events verbatim), so routes that take JSON use this.
  */
@@ -888,15 +885,28 @@ const ref = (id: string) => ({ $ref: `${id}#` }) as const;
 const nullableRef = (id: string) => ({ anyOf: [ref(id), { type: 'null' }] }) as const;
 
 /** An input field of column lineage, as Marquez shows it. */
+/** A transformation of an input column (the spec's transformations, in the column-lineage facet 1-2-0). */
+const transformationSchema = object({
+  type: string,
+  subtype: string,
+  description: nullableString,
+  masking: { type: 'boolean' },
+});
+
 const inputFieldSchema = object(
   {
     namespace: string,
     dataset: string,
     field: string,
-    transformationDescription: string,
-    transformationType: string,
+    transformationDescription: { ...string, description: "Marquez's: the first transformation's" },
+    transformationType: { ...string, description: "Marquez's: the first transformation's" },
+    transformations: {
+      type: 'array',
+      items: transformationSchema,
+      description: 'Headwater: every transformation of the input, one per type and subtype (JOIN, FILTER...)',
+    },
   },
-  ['transformationDescription', 'transformationType'],
+  ['transformationDescription', 'transformationType', 'transformations'],
 );
 
 const datasetNodeDataProperties = {

@@ -3,7 +3,7 @@ import { HeadwaterError } from '../errors.js';
 import { entityCountStats, lineageEventStats, type StatsPeriod } from '../store/queries/stats.js';
 import type { AppDeps } from './app.js';
 import { readableNamespaces } from './visibility.js';
-import { plainJson, responses, schemaRef, upperCaseQuery } from './shapes.js';
+import { plainJson, responses, schemaRef } from './shapes.js';
 
 interface StatsQuery {
   period: StatsPeriod;
@@ -62,7 +62,6 @@ export function registerStatsRoutes(app: FastifyInstance, { db, state }: AppDeps
     '/api/v1/stats/lineage-events',
     {
       ...plainJson,
-      preValidation: upperCaseQuery('period'),
       schema: {
         tags: ['Stats'],
         summary: 'OpenLineage run events per hour (last 24 hours) or per day (last 7 days), by eventType',
@@ -90,7 +89,6 @@ export function registerStatsRoutes(app: FastifyInstance, { db, state }: AppDeps
       `/api/v1/stats/${entity}`,
       {
         ...plainJson,
-        preValidation: upperCaseQuery('period'),
         schema: {
           tags: ['Stats'],
           summary: `How many ${entity} existed at the end of each hour (last 24 hours) or day (last 7 days)`,

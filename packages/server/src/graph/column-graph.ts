@@ -483,32 +483,44 @@ export class ColumnGraph {
   }
 
   /**
-   * The column lineage analyses walk: a column's inputs include the columns that influence its whole dataset,
-   * and a column that influences a whole dataset feeds every column of it (a dropped join key breaks them all).
+   * The inputs of a column with the columns that influence its whole dataset (as of `at`): one entry per input
+   * column, its transformations one per type and subtype (the column's own first, then the dataset's). A
+   * dropped join key breaks every column of the dataset, so the analyses and the column lineage API walk these.
    */
+  lineageInputsOf(ref: FieldRef, at?: Ms): ColumnInput[] {
+    const inputs = new Map<string, ColumnInput>();
+    for (const input of [...this.inputsOf(ref, at), ...this.datasetInputsOf(ref.datasetId, at)]) {
+      const key = keyOf(input.datasetId, input.field);
+      const known = inputs.get(key);
+      if (!known) {
+        inputs.set(key, input);
+        continue;
+      }
+      const added = input.transformations.filter(
+        (t) => !known.transformations.some((k) => k.type === t.type && k.subtype === t.subtype),
+      );
+      if (added.length > 0)
+        inputs.set(key, { ...known, transformations: [...known.transformations, ...added] });
+    }
+    return [...inputs.values()];
+  }
+
+  /** The columns a column feeds (as of `at`), every column of a dataset it influences as a whole included. */
+  lineageOutputsOf(ref: FieldRef, at?: Ms): FieldRef[] {
+    const outputs = new Map<string, FieldRef>();
+    for (const output of this.outputsOf(ref, at)) outputs.set(keyOf(output.datasetId, output.field), output);
+    for (const dataset of this.datasetsInfluencedBy(ref, at)) {
+      for (const output of this.fieldsOf(dataset, at))
+        outputs.set(keyOf(output.datasetId, output.field), output);
+    }
+    return [...outputs.values()];
+  }
+
+  /** The column lineage analyses walk: {@link lineageInputsOf} and {@link lineageOutputsOf} of the present. */
   readonly analysisView = {
     fieldsOf: (datasetId: number): FieldRef[] => this.fieldsOf(datasetId),
-    inputsOf: (ref: FieldRef): ColumnInput[] => {
-      const inputs = new Map<string, ColumnInput>();
-      for (const input of [...this.inputsOf(ref), ...this.datasetInputsOf(ref.datasetId)]) {
-        const key = keyOf(input.datasetId, input.field);
-        const known = inputs.get(key);
-        inputs.set(
-          key,
-          known ? { ...known, transformations: [...known.transformations, ...input.transformations] } : input,
-        );
-      }
-      return [...inputs.values()];
-    },
-    outputsOf: (ref: FieldRef): FieldRef[] => {
-      const outputs = new Map<string, FieldRef>();
-      for (const output of this.outputsOf(ref)) outputs.set(keyOf(output.datasetId, output.field), output);
-      for (const dataset of this.datasetsInfluencedBy(ref)) {
-        for (const output of this.fieldsOf(dataset))
-          outputs.set(keyOf(output.datasetId, output.field), output);
-      }
-      return [...outputs.values()];
-    },
+    inputsOf: (ref: FieldRef): ColumnInput[] => this.lineageInputsOf(ref),
+    outputsOf: (ref: FieldRef): FieldRef[] => this.lineageOutputsOf(ref),
   };
 
   /** Refuses to answer from a graph still loading (a route that needs it waits for {@link loading} first). */
@@ -626,7 +638,8 @@ export class ColumnGraph {
 
   /**
    * Columns reachable from `starts` within `depth` hops upstream (and downstream when asked), each with its
-   * distance. A visited set keeps cycles finite.
+   * distance, along column edges and the edges of columns that influence a whole dataset (see
+   * {@link lineageInputsOf}). A visited set keeps cycles finite.
    */
   traverse(
     starts: readonly FieldRef[],
@@ -646,7 +659,7 @@ export class ColumnGraph {
       for (let distance = 1; distance <= depth && frontier.length > 0; distance++) {
         const next: (FieldRef & { distance: number })[] = [];
         for (const ref of frontier) {
-          for (const neighbour of up ? this.inputsOf(ref, at) : this.outputsOf(ref, at)) {
+          for (const neighbour of up ? this.lineageInputsOf(ref, at) : this.lineageOutputsOf(ref, at)) {
             const key = keyOf(neighbour.datasetId, neighbour.field);
             if (seen.has(key)) continue;
             seen.add(key);

@@ -70,7 +70,7 @@ const edgesAsOfSql = (side: 'job' | 'dataset') => `
     SELECT job_id, max(first) AS cutoff FROM (${COMPLETIONS_SQL.replaceAll('$1::int[]', 'ARRAY(SELECT DISTINCT job_id FROM seen)')}) c
     WHERE completed_at <= $2 GROUP BY job_id
   )
-  SELECT seen.job_id, seen.direction, seen.dataset_id FROM seen LEFT JOIN cut USING (job_id)
+  SELECT seen.job_id, seen.direction, seen.dataset_id, ${MS('seen.last_seen')} AS at FROM seen LEFT JOIN cut USING (job_id)
   WHERE cut.cutoff IS NULL OR seen.last_seen >= cut.cutoff`;
 
 /**
@@ -277,6 +277,20 @@ export class LineageGraph {
     for (const jobId of set) if (!this.#hiddenJobs.has(jobId)) result.push(jobId);
   }
 
+  /** The job that read (0) or wrote (1) a dataset last, by the eventTime that named the edge: none or one. */
+  #latestJobOf(datasetId: number, direction: 0 | 1): number[] {
+    const byJob = direction === 0 ? this.#reads : this.#writes;
+    const members = this.#aliases.size === 0 ? [datasetId] : this.#aliases.membersOf(datasetId);
+    let latest: { jobId: number; at: Ms } | undefined;
+    for (const jobId of this.jobsOf(datasetId, direction)) {
+      for (const member of members) {
+        const at = byJob.get(jobId)?.get(member);
+        if (at !== undefined && isLater(jobId, at, latest)) latest = { jobId, at };
+      }
+    }
+    return latest === undefined ? [] : [latest.jobId];
+  }
+
   /** The node a walk starts from: a dataset's canonical one. */
   #start(node: GraphNode): GraphNode {
     return node.kind === 'dataset' ? { kind: 'dataset', id: this.#aliases.canonicalOf(node.id) } : node;
@@ -291,10 +305,13 @@ export class LineageGraph {
   }
 
   /**
-   * Marquez's lineage graph (GET /api/v1/lineage without `direction`): the connected component around `start`
-   * within `depth` job hops, whatever the direction of each edge. A job reached brings every dataset it reads or
-   * writes, and a dataset every job that reads or writes it, so the other inputs of each job and the jobs sharing
-   * a dataset (a failed sibling input, often the actual cause) are in, as the Marquez UI's "Full Graph" expects.
+   * Marquez's lineage graph (GET /api/v1/lineage without `direction`), with Marquez's depth (LineageDao's
+   * recursive query): the jobs within `depth` job hops of a start job, two jobs being one hop apart when they
+   * share a dataset (whichever reads or writes it), and every dataset those jobs read or write. Depth 0 is the
+   * start job and its datasets. A dataset starts from one job, as in Marquez: the job that wrote it last (else
+   * the one that read it last); a dataset no job touches is alone. So the other inputs of each job and the jobs
+   * sharing a dataset (a failed sibling input, often the actual cause) are in, as the Marquez UI's "Full Graph"
+   * expects.
    */
   component(start: GraphNode, depth: number): Subgraph {
     return this.#run(walkComponent(this.#start(start), depth));
@@ -310,6 +327,7 @@ export class LineageGraph {
     const neighbours: Neighbours = {
       datasetsOf: (jobIds, dir) => new Map(jobIds.map((id) => [id, this.datasetsOf(id, dir)])),
       jobsOf: (datasetIds, dir) => new Map(datasetIds.map((id) => [id, this.jobsOf(id, dir)])),
+      latestJobOf: (datasetIds, dir) => new Map(datasetIds.map((id) => [id, this.#latestJobOf(id, dir)])),
     };
     for (let step = walk.next(); ;) {
       if (step.done) return step.value;
@@ -349,6 +367,15 @@ export class LineageGraph {
         if (asked !== datasetIds) for (const [id, jobs] of result) result.set(id, [...new Set(jobs)]);
         return result;
       },
+      latestJobOf: async (datasetIds, dir) => {
+        const asked = aliases.size === 0 ? datasetIds : datasetIds.flatMap((id) => aliases.membersOf(id));
+        const latest = new Map<number, { jobId: number; at: Ms }>();
+        for (const row of await edgesAsOf(db, 'dataset', asked, [dir], at)) {
+          const id = aliases.canonicalOf(row.dataset_id);
+          if (isLater(row.job_id, row.at, latest.get(id))) latest.set(id, { jobId: row.job_id, at: row.at });
+        }
+        return new Map(datasetIds.map((id) => [id, latest.has(id) ? [latest.get(id)!.jobId] : []]));
+      },
     };
     for (let step = walk.next(); ;) {
       if (step.done) return step.value;
@@ -386,6 +413,13 @@ interface EdgeRow {
   job_id: number;
   direction: number;
   dataset_id: number;
+  /** When an event named the edge last (at or before the time asked about). */
+  at: Ms;
+}
+
+/** Whether a job's edge named at `at` is later than `latest` (the newer job on a tie, as Marquez's newest version). */
+function isLater(jobId: number, at: Ms, latest: { jobId: number; at: Ms } | undefined): boolean {
+  return latest === undefined || at > latest.at || (at === latest.at && jobId > latest.jobId);
 }
 
 async function edgesAsOf(
@@ -412,16 +446,21 @@ const EDGES_AS_OF_SQL = { job: edgesAsOfSql('job'), dataset: edgesAsOfSql('datas
 interface Neighbours {
   datasetsOf(jobIds: number[], direction: 0 | 1): Map<number, number[]>;
   jobsOf(datasetIds: number[], direction: 0 | 1): Map<number, number[]>;
+  /** Per dataset, the job that read (0) or wrote (1) it last, if any (a list of none or one). */
+  latestJobOf(datasetIds: number[], direction: 0 | 1): Map<number, number[]>;
 }
 interface AsyncNeighbours {
   datasetsOf(jobIds: number[], direction: 0 | 1): Promise<Map<number, number[]>>;
   jobsOf(datasetIds: number[], direction: 0 | 1): Promise<Map<number, number[]>>;
+  latestJobOf(datasetIds: number[], direction: 0 | 1): Promise<Map<number, number[]>>;
 }
 
 /** One level's neighbour question, asked by the walk and answered by whoever runs it (in memory or SQL). */
-type Ask =
-  | { readonly kind: 'datasetsOf'; readonly ids: number[]; readonly direction: 0 | 1 }
-  | { readonly kind: 'jobsOf'; readonly ids: number[]; readonly direction: 0 | 1 };
+type Ask = {
+  readonly kind: 'datasetsOf' | 'jobsOf' | 'latestJobOf';
+  readonly ids: number[];
+  readonly direction: 0 | 1;
+};
 
 /** A walk of the graph: it yields each level's question and is resumed with the answer. */
 type Walk = Generator<Ask, Subgraph, Map<number, number[]>>;
@@ -514,40 +553,40 @@ function* edgesAmong(
 }
 
 /**
- * The connected component within `depth` job hops (see {@link LineageGraph.component}). Depth counts jobs from
- * the start, as {@link walkGraph} does; levels are expanded in order, so each node is first reached at its
- * smallest count and visited once.
+ * The connected component within `depth` job hops (see {@link LineageGraph.component}): Marquez's depth, which
+ * counts hops between jobs (the start job is hop 0), not jobs on a path as {@link walkGraph} does. Levels are
+ * expanded in order, so each node is first reached at its smallest hop count and visited once.
  */
 function* walkComponent(start: GraphNode, depth: number): Walk {
   const datasets = new Set<number>();
   const jobs = new Set<number>();
-  let frontierDatasets: number[] = [];
-  let frontierJobs: number[] = [];
-  let count: number;
+  let startJob: number | undefined = start.kind === 'job' ? start.id : undefined;
   if (start.kind === 'dataset') {
-    datasets.add(start.id);
-    frontierDatasets = [start.id];
-    count = 0;
-  } else {
-    jobs.add(start.id);
-    frontierJobs = [start.id];
-    count = depth < 1 ? Infinity : 1;
+    // Marquez starts from one job of the dataset (LineageDao.getJobFromInputOrOutput): a writer first. The
+    // dataset is then one of that job's, reached at hop 0 with the others (and, like them, a way to hop 1).
+    for (const direction of [1, 0] as const) {
+      const answer = yield { kind: 'latestJobOf', ids: [start.id], direction };
+      startJob = answer.get(start.id)?.[0];
+      if (startJob !== undefined) break;
+    }
   }
-  while (count <= depth) {
-    if (frontierJobs.length > 0) {
-      const reads = yield { kind: 'datasetsOf', ids: frontierJobs, direction: 0 };
-      const writes = yield { kind: 'datasetsOf', ids: frontierJobs, direction: 1 };
-      frontierDatasets = [];
-      for (const jobId of frontierJobs) {
-        for (const datasetId of [...(reads.get(jobId) ?? []), ...(writes.get(jobId) ?? [])]) {
-          if (datasets.has(datasetId)) continue;
-          datasets.add(datasetId);
-          frontierDatasets.push(datasetId);
-        }
+  // A dataset no job touches is alone (Marquez's "orphan" graph).
+  if (startJob === undefined) return { datasets: new Set([start.id]), jobs, edges: [] };
+  jobs.add(startJob);
+  let frontierJobs = [startJob];
+  for (let hops = 0; ; hops++) {
+    const reads = yield { kind: 'datasetsOf', ids: frontierJobs, direction: 0 };
+    const writes = yield { kind: 'datasetsOf', ids: frontierJobs, direction: 1 };
+    const frontierDatasets: number[] = [];
+    for (const jobId of frontierJobs) {
+      for (const datasetId of [...(reads.get(jobId) ?? []), ...(writes.get(jobId) ?? [])]) {
+        if (datasets.has(datasetId)) continue;
+        datasets.add(datasetId);
+        frontierDatasets.push(datasetId);
       }
     }
-    if (count >= depth || frontierDatasets.length === 0) break;
-    count++;
+    // A job one hop further shares a dataset with a job of this hop; one sharing an older dataset only is in already.
+    if (hops >= depth || frontierDatasets.length === 0) break;
     const readers = yield { kind: 'jobsOf', ids: frontierDatasets, direction: 0 };
     const writers = yield { kind: 'jobsOf', ids: frontierDatasets, direction: 1 };
     frontierJobs = [];

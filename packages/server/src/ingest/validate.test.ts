@@ -543,6 +543,33 @@ describe('lenient mode', () => {
     expect(issuesOf(lenient.validate([runEvent()]))[0]?.message).toMatch(/got an array$/);
   });
 
+  it('rejects an event with an eventType but no run, unless its schemaURL says JobEvent: a RunEvent needs its run', () => {
+    const { run: _run, ...event } = runEvent();
+    expect(lenient.validate(event)).toEqual({
+      ok: false,
+      kind: 'job',
+      issues: [
+        {
+          path: '$.run',
+          message:
+            'is required: an event with an eventType is a RunEvent, which needs the run it reports on ' +
+            '({ "runId": "<a UUID>" }); add the run, or remove eventType (or give the JobEvent schemaURL) ' +
+            'to send a JobEvent',
+        },
+      ],
+    });
+    // A RunEvent schemaURL does not make it one without its run.
+    const runEventUrl = 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent';
+    expect(lenient.validate({ ...event, schemaURL: runEventUrl }).ok).toBe(false);
+    // The JobEvent schemaURL says what it is: accepted as a JobEvent, as Marquez accepts its own test event.
+    const jobEventUrl = 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent';
+    expect(lenient.validate({ ...event, schemaURL: jobEventUrl })).toEqual({ ok: true, kind: 'job' });
+    // Without eventType it is a JobEvent; a null eventType counts as absent.
+    const { eventType: _type, ...jobEvent } = event;
+    expect(lenient.validate(jobEvent)).toEqual({ ok: true, kind: 'job' });
+    expect(lenient.validate({ ...jobEvent, eventType: null })).toEqual({ ok: true, kind: 'job' });
+  });
+
   it('rejects an object with none of run, dataset and job', () => {
     const { run: _run, job: _job, ...event } = runEvent();
     expect(lenient.validate(event)).toEqual({

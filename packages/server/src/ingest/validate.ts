@@ -120,6 +120,9 @@ function validateLenient(event: unknown): ValidationResult {
   return issues.length === 0 && kind !== undefined ? OK[kind] : { ok: false, kind, issues };
 }
 
+/** A schemaURL that names the JobEvent definition (`.../OpenLineage.json#/$defs/JobEvent`, or `definitions`). */
+const JOB_EVENT_URL = /\/JobEvent$/;
+
 /** Runs the lenient checks, pushing every issue found; returns the kind by shape. */
 function checkEnvelope(event: unknown, issues: ValidationIssue[]): EventKind | undefined {
   if (!isObject(event)) {
@@ -157,6 +160,21 @@ function checkEnvelope(event: unknown, issues: ValidationIssue[]): EventKind | u
       checkDatasets(event.outputs, 'output', issues);
       break;
     case 'job':
+      // eventType is a run's state: the spec's RunEvent has it, its JobEvent does not. Stored as a JobEvent, such
+      // an event would silently lose the run it reports on. A schemaURL naming JobEvent says what it is (Marquez
+      // dispatches on it too, and ignores the eventType, as its own test event does).
+      if (
+        eventType != null &&
+        !(typeof event.schemaURL === 'string' && JOB_EVENT_URL.test(event.schemaURL))
+      ) {
+        issues.push({
+          path: '$.run',
+          message:
+            'is required: an event with an eventType is a RunEvent, which needs the run it reports on ' +
+            '({ "runId": "<a UUID>" }); add the run, or remove eventType (or give the JobEvent schemaURL) ' +
+            'to send a JobEvent',
+        });
+      }
       checkJob(event.job, '', issues);
       checkDatasets(event.inputs, 'input', issues);
       checkDatasets(event.outputs, 'output', issues);

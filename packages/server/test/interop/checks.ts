@@ -164,8 +164,11 @@ export function producerChecks(context: () => CheckContext): void {
           field(fileNode('lake/orders'), 'amount'),
         ]),
       );
+      // The join keys influence the whole output (the facet's dataset-level inputs): inputs of every column.
       expect(await upstreamColumns(fileNode('lake/revenue_by_country'), 'country')).toEqual([
         field(fileNode('lake/customers'), 'country'),
+        field(fileNode('lake/customers'), 'customer_id'),
+        field(fileNode('lake/orders'), 'customer_id'),
       ]);
     });
 

@@ -75,6 +75,8 @@ export interface ColumnLineageRecord {
   readonly transformationType: string;
   readonly transformationSubtype: string;
   readonly transformationDescription: string | null;
+  /** Whether the transformation masks the input (the spec's `masking`). */
+  readonly masking: boolean;
 }
 
 /**
@@ -92,7 +94,7 @@ export async function columnLineageInto(
     `SELECT cl.output_dataset_id AS id, cl.output_field AS "outputField", n.name AS namespace, d.name AS dataset,
             cl.input_field AS field, cl.transformation_type AS "transformationType",
             cl.transformation_subtype AS "transformationSubtype",
-            cl.transformation_description AS "transformationDescription"
+            cl.transformation_description AS "transformationDescription", cl.masking
      FROM column_lineage cl
      JOIN datasets d ON d.id = cl.input_dataset_id
      JOIN namespaces n ON n.id = d.namespace_id

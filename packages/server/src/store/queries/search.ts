@@ -12,6 +12,12 @@ export interface SearchQuery {
   readonly namespace?: string | undefined;
   /** Only these namespaces (what the caller may read); all when undefined. */
   readonly namespaces?: readonly string[] | undefined;
+  /**
+   * Also match what Marquez's advanced (OpenSearch) search matches beyond names: the namespace, a dataset's
+   * field names (of its current version, nested ones too) and a job's SQL (its latest `sql` facet's query).
+   * @default false (names only, as Marquez's /api/v1/search)
+   */
+  readonly content?: boolean | undefined;
   /** Only entities updated before / after these instants. */
   readonly before?: Date | undefined;
   readonly after?: Date | undefined;
@@ -39,17 +45,53 @@ function matching(query: SearchQuery, params: unknown[]): string {
   const namespaces = query.namespaces === undefined ? undefined : param(query.namespaces);
   const before = query.before === undefined ? undefined : param(query.before.toISOString());
   const after = query.after === undefined ? undefined : param(query.after.toISOString());
-  // One branch per table, so that each name match can use that table's trigram index.
-  const branch = (type: 'DATASET' | 'JOB', table: string) => {
-    const conditions = ['NOT e.is_hidden', `e.name ILIKE ${pattern}`];
+  // One branch per table and matched text, so that each match can use its own trigram index (an OR of them
+  // would read every row).
+  const branch = (
+    type: 'DATASET' | 'JOB',
+    table: string,
+    match = `e.name ILIKE ${pattern}`,
+    source = `${table} e`,
+  ) => {
+    const conditions = ['NOT e.is_hidden', match];
     if (namespace) conditions.push(`n.name = ${namespace}`);
     if (namespaces) conditions.push(`n.name = ANY(${namespaces}::text[])`);
     if (before) conditions.push(`e.updated_at < ${before}::timestamptz`);
     if (after) conditions.push(`e.updated_at > ${after}::timestamptz`);
     return `SELECT '${type}' AS type, e.name, n.name AS namespace, e.updated_at AS "updatedAt"
-            FROM ${table} e JOIN namespaces n ON n.id = e.namespace_id
+            FROM ${source} JOIN namespaces n ON n.id = e.namespace_id
             WHERE ${conditions.join(' AND ')}`;
   };
+  const notAlias = 'AND NOT EXISTS (SELECT 1 FROM dataset_aliases x WHERE x.dataset_id = e.id)';
+  // Namespaces are few: matched by a scan of their table, then each one's entities through (namespace_id, name).
+  const inNamespace = `n.name ILIKE ${pattern}`;
+  const datasetContent = query.content
+    ? [
+        branch('DATASET', 'datasets', inNamespace),
+        // The current version's field names: the JSON text is what the index holds, each name is then checked.
+        branch(
+          'DATASET',
+          'datasets',
+          `jsonb_path_query_array(v.fields, '$.**.name')::text ILIKE ${pattern} AND EXISTS (
+             SELECT 1 FROM jsonb_path_query(v.fields, '$.**.name') f WHERE f #>> '{}' ILIKE ${pattern})`,
+          'dataset_versions v JOIN datasets e ON e.id = v.dataset_id AND e.current_version_id = v.id',
+        ),
+      ].map((sql) => `${sql} ${notAlias}`)
+    : [];
+  const jobContent = query.content
+    ? [
+        branch('JOB', 'jobs', inNamespace),
+        // The job's latest sql facet (per name, the newest eventTime; the hash breaks ties, as latestFacets).
+        branch(
+          'JOB',
+          'jobs',
+          `f.name = 'sql' AND f.facet ->> 'query' ILIKE ${pattern} AND NOT EXISTS (
+             SELECT 1 FROM job_facets g WHERE g.job_id = f.job_id AND g.name = 'sql'
+             AND (g.event_time, g.hash) > (f.event_time, f.hash))`,
+          'job_facets f JOIN jobs e ON e.id = f.job_id',
+        ),
+      ]
+    : [];
   // A dataset declared an alias of another is found as that other one, by either name (migration 160). The
   // anti-join and the join on the small alias table leave the name match on the trigram index.
   const aliases = () => {
@@ -70,12 +112,15 @@ function matching(query: SearchQuery, params: unknown[]): string {
   const branches: string[] = [];
   if (query.filter !== 'JOB') {
     branches.push(
-      `(${branch('DATASET', 'datasets')}
-        AND NOT EXISTS (SELECT 1 FROM dataset_aliases x WHERE x.dataset_id = e.id)
-        UNION ${aliases()})`,
+      `(${[`${branch('DATASET', 'datasets')} ${notAlias}`, aliases(), ...datasetContent].join(' UNION ')})`,
     );
   }
-  if (query.filter !== 'DATASET') branches.push(branch('JOB', 'jobs'));
+  if (query.filter !== 'DATASET')
+    branches.push(
+      jobContent.length === 0
+        ? branch('JOB', 'jobs')
+        : `(${[branch('JOB', 'jobs'), ...jobContent].join(' UNION ')})`,
+    );
   return branches.join(' UNION ALL ');
 }
 
