@@ -37,12 +37,7 @@ interface Reference {
  * Calls that pass against Marquez and wait for another part of issue 25 to pass here: shown as todos, not
  * required, until that part lands (then remove the entry: the call is required from then on).
  */
-const PENDING: Readonly<Record<string, string>> = {
-  'marquez-python 0.50.0: get_column_lineage_by_dataset':
-    'issue 25, lenient query parsing: the client sends withDownstream=False, refused 400 here',
-  'marquez-python 0.50.0: get_column_lineage_by_dataset_field':
-    'issue 25, lenient query parsing: the client sends withDownstream=False, refused 400 here',
-};
+const PENDING: Readonly<Record<string, string>> = {};
 
 const cache =
   process.env.HEADWATER_MARQUEZ_CLIENTS_CACHE ??
