@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AssertionJson, DatasetQualityJson } from '../src/analysis/quality.js';
 import type { RootCauseResult } from '../src/analysis/root-cause.js';
 import { apiOf } from './helpers/api.js';
+import { retentionPass } from '../src/store/retention.js';
 import { backends, startServer } from './helpers/backends.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -256,5 +257,64 @@ describe.each(backends())('runs that did not execute, as producers say so, on th
     const run = await api.get<{ state: string; execution?: string }>(`/api/v1/jobs/runs/${runId(4)}`);
     expect(run.state).toBe('COMPLETED');
     expect(run.execution).toBeUndefined();
+  });
+});
+
+describe.each(backends())('retention keeps what the signals stand on, on the $name store', (backend) => {
+  let ctx: Awaited<ReturnType<typeof startServer>>;
+  const api = apiOf(() => ctx.url);
+  const T0 = Date.parse('2025-07-01T00:00:00Z');
+  const TABLE = { namespace: 's3://lake', name: 'orders_checked' };
+  const run = (n: number, outcome?: string) => ({
+    eventType: 'COMPLETE',
+    eventTime: new Date(T0 + n * 3_600_000).toISOString(),
+    producer: 'https://example.com/checks',
+    schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent',
+    run: {
+      runId: `0197b000-0000-7000-8000-${String(n).padStart(12, '0')}`,
+      facets: outcome
+        ? {
+            headwater_execution: {
+              _producer: 'https://example.com/checks',
+              _schemaURL: 'https://example.com/x.json',
+              outcome,
+            },
+          }
+        : {},
+    },
+    job: { namespace: 'checks', name: 'orders_suite' },
+    inputs: [
+      {
+        ...TABLE,
+        inputFacets: {
+          dataQualityAssertions: {
+            _producer: 'https://example.com/checks',
+            _schemaURL: 'https://openlineage.io/spec/facets/1-1-0/DataQualityAssertionsDatasetFacet.json',
+            assertions: [{ assertion: 'not_null', column: 'id', success: !outcome }],
+          },
+        },
+      },
+    ],
+    outputs: [],
+  });
+
+  beforeAll(async () => {
+    ctx = await startServer(backend);
+    // Two real checks (retention keeps each entity's earliest rows anyway: the second is the one at stake), then
+    // two runs that say they were skipped; the retention cutoff is after all four.
+    await api.post(run(0), run(1), run(2, 'skipped'), run(3, 'skipped'));
+    await retentionPass(ctx.server.db, new Date(T0 + 4 * 3_600_000), (fn, apply) =>
+      ctx.server.pipeline.maintain(fn, apply),
+    );
+  });
+  afterAll(() => ctx?.stop());
+
+  it('an assertion the newest runs skipped still stands as its last real result', async () => {
+    const answer = await api.get<DatasetQualityJson>(
+      `/api/v1/namespaces/${encodeURIComponent(TABLE.namespace)}/datasets/${TABLE.name}/quality`,
+    );
+    expect(
+      answer.assertions.map((a) => [a.assertion, a.status, a.latest.runId, a.lastReported.skipped]),
+    ).toEqual([['not_null', 'passing', run(1).run.runId, true]]);
   });
 });

@@ -37,7 +37,8 @@ function fromDbt(runFacets: FacetMap, jobFacets: FacetMap): boolean {
 /** How the producer of `event` reports checks that did not run (see {@link Unevaluated}). */
 export function unevaluatedOf(event: NormalizedEvent): Unevaluated {
   const runFacets = event.run?.facets ?? {};
-  if (reportedOutcome(runFacets) !== undefined && reportedOutcome(runFacets) !== 'executed') return 'all';
+  const reported = reportedOutcome(runFacets);
+  if (reported !== undefined && reported !== 'executed') return 'all';
   return fromDbt(runFacets, event.job?.facets ?? {}) ? 'withoutCounts' : 'none';
 }
 
