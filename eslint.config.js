@@ -11,7 +11,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['vitest.config.ts'] },
+        projectService: { allowDefaultProject: ['vitest.config.ts', '.dependency-cruiser.d.mts'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -11,7 +11,7 @@ import { demoCommand } from '../src/cli/demo.js';
 import { demoScenario, type DemoRunEvent } from '../src/cli/demo-scenario.js';
 import type { CommandIo } from '../src/cli/http.js';
 import { ingestCommand } from '../src/cli/ingest.js';
-import { createValidator } from '../src/ingest/validate.js';
+import { createValidator } from '../src/accept/validate.js';
 import { backends, startServer } from './helpers/backends.js';
 
 const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli', 'main.js');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ColumnGraph, type FieldRef } from '../src/graph/column-graph.js';
+import { ColumnGraph, type FieldRef } from '../src/read-model/column-graph.js';
 import { backends, startServer } from './helpers/backends.js';
 import { random } from './helpers/random.js';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerConfig } from '../src/config.js';
-import { ColumnGraph } from '../src/graph/column-graph.js';
-import { createServer, type HeadwaterServer } from '../src/server.js';
+import type { ServerConfig } from '../src/config/server-config.js';
+import { ColumnGraph } from '../src/read-model/column-graph.js';
+import { createServer, type HeadwaterServer } from '../src/servers/server.js';
 import { backends, startServer } from './helpers/backends.js';
 
 const facet = { _producer: 'https://example.com/column-start', _schemaURL: 'https://example.com/facet.json' };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LineageGraph } from '../src/graph/lineage-graph.js';
+import { LineageGraph } from '../src/read-model/lineage-graph.js';
 import { loadCutoffs, readCutoffs } from '../src/store/job-cutoffs.js';
 import { backends, startServer } from './helpers/backends.js';
 import { random } from './helpers/random.js';

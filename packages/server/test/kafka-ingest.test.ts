@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { Consumer } from '@platformatic/kafka';
 import { createKafkaTransport, kafkaMessageKey, type OpenLineageEvent } from '@headwater/openlineage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/server-config.js';
 import { resolveKafkaConfig } from '../src/streams/kafka-config.js';
 import { DEAD_LETTER_HEADERS } from '../src/streams/kafka-ingest.js';
 import { backends, startServer } from './helpers/backends.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IngestPipeline } from '../src/ingest/pipeline.js';
-import { normalizeEvent } from '../src/ingest/normalize.js';
+import { IngestPipeline } from '../src/accept/pipeline.js';
+import { normalizeEvent } from '../src/model/normalize.js';
 import type { Db } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 import { ModelState } from '../src/store/model-state.js';

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contradictoryStates } from '../src/ingest/run-state.js';
+import { contradictoryStates } from '../src/model/run-state.js';
 import { migrate } from '../src/store/migrate.js';
 import { backends, startServer } from './helpers/backends.js';
 import { MINUTE, PRODUCER, T0, runEvent } from './read-scenario.js';

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/server-config.js';
 import { backends, startServer } from './helpers/backends.js';
 import { PRODUCER, at, T0 } from './read-scenario.js';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoScenario } from '../src/cli/demo-scenario.js';
 import type { Queryable } from '../src/store/db.js';
 import { retentionPass, type RetentionStep } from '../src/store/retention.js';
-import type { HeadwaterServer } from '../src/server.js';
+import type { HeadwaterServer } from '../src/servers/server.js';
 import {
   opsScenario,
   runEvents,

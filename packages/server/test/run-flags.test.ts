@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/server-config.js';
 import { apiOf } from './helpers/api.js';
 import { backends, startServer } from './helpers/backends.js';
 import { runEvent } from './read-scenario.js';

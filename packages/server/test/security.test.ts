@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../src/config.js';
-import { createServer } from '../src/server.js';
+import { resolveConfig } from '../src/config/server-config.js';
+import { createServer } from '../src/servers/server.js';
 import { ApiKeyVerifier, createApiKey, keyParts } from '../src/security/keys.js';
 import type { Queryable } from '../src/store/db.js';
 import { ReplicaCredential } from '../src/security/replica-credential.js';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig, strictFlagArgs } from '../src/config.js';
+import { resolveConfig, strictFlagArgs } from '../src/config/server-config.js';
 import { backends, startServer } from './helpers/backends.js';
 import { spawnServer } from './helpers/child-server.js';
 import { conformanceFiles, hasConformance, readEvents } from './helpers/conformance.js';

@@ -5,7 +5,7 @@
  */
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { resolveConfig } from '../../server/src/config.js';
+import { resolveConfig } from '../../server/src/config/server-config.js';
 import { createApiKey, keyParts } from '../../server/src/security/keys.js';
 import { MARKER, OPEN_JOBS, OPEN_LAKE, securityEvents } from '../../server/test/security-scenario.js';
 import { browserAvailable, screenshot } from './helpers/browser.js';

@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { describe, expect, test } from 'vitest';
-import type { AppDeps } from '../../server/src/api/app.js';
+import type { AppDeps } from '../../server/src/api/deps.js';
 import { registerWebRoutes } from '../../server/src/api/web-routes.js';
 
 describe('web routes without a built app', () => {

@@ -3,7 +3,7 @@
  * of hops away, each with the column before it on a shortest path and the transformations of that hop. Pure:
  * reads the column graph.
  */
-import type { ColumnTransformation, FieldRef } from '../graph/column-graph.js';
+import type { ColumnTransformation, FieldRef } from '../read-model/column-graph.js';
 import { compareText, fieldNodeId, datasetNodeId, type AnalysisSource } from './context.js';
 import { walkColumns, type WalkDirection } from './walk.js';
 

@@ -3,10 +3,10 @@
  * through narrow views. The views are the seam for time travel: an as-of analysis will pass graphs and a
  * `time.at` of the past, and every module here already bounds its SQL by `time.at`.
  */
-import type { DatasetAliases } from '../graph/aliases.js';
-import { HeadwaterError } from '../errors.js';
-import type { ColumnInput, FieldRef } from '../graph/column-graph.js';
-import type { GraphNode, LineageDirection, Subgraph } from '../graph/lineage-graph.js';
+import type { DatasetAliases } from '../read-model/aliases.js';
+import { HeadwaterError } from '../core/errors.js';
+import type { ColumnInput, FieldRef } from '../read-model/column-graph.js';
+import type { GraphNode, LineageDirection, Subgraph } from '../read-model/lineage-graph.js';
 import type { Queryable } from '../store/db.js';
 import { entityKey } from '../store/model-state.js';
 import type { ReadModel } from '../store/read-model.js';

@@ -4,9 +4,9 @@
  * job (state and duration), quality assertions that flipped. Both sides are read from the history (see
  * store/queries/history.ts), so each is what a store holding only the events up to that time would show.
  */
-import { HeadwaterError } from '../errors.js';
-import type { GraphEdge, GraphNode, LineageDirection, Subgraph } from '../graph/lineage-graph.js';
-import { runStartedAt } from '../ingest/run-state.js';
+import { HeadwaterError } from '../core/errors.js';
+import type { GraphEdge, GraphNode, LineageDirection, Subgraph } from '../read-model/lineage-graph.js';
+import { runStartedAt } from '../model/run-state.js';
 import { latestAssertions } from '../store/queries/analysis.js';
 import {
   datasetsAsOf,

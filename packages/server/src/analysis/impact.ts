@@ -2,7 +2,7 @@
  * Impact: what is downstream of a dataset, column or job, who owns it, which of its columns are affected,
  * and whether a schema change breaks it.
  */
-import type { FieldRef } from '../graph/column-graph.js';
+import type { FieldRef } from '../read-model/column-graph.js';
 import { latestOwners, newestVersions, type Owner } from '../store/queries/analysis.js';
 import {
   analysisNodeId,

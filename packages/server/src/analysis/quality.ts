@@ -1,6 +1,6 @@
 /**
  * A dataset's data quality and statistics, and a run's: the latest result of each assertion with its history
- * (the rule of src/ingest/assertions.ts and latestAssertions), and the row, null and distinct counts, sizes and
+ * (the rule of src/model/assertions.ts and latestAssertions), and the row, null and distinct counts, sizes and
  * file counts runs reported (`dataQualityMetrics`, `inputStatistics`, `outputStatistics`), per run.
  */
 import {

@@ -2,7 +2,7 @@
  * Root cause: why might a dataset (or a column) be wrong? Walks upstream and reports, nearest first, what went
  * wrong on the way: failed or aborted runs, failing quality assertions, stale inputs and schema changes.
  */
-import type { FieldRef } from '../graph/column-graph.js';
+import type { FieldRef } from '../read-model/column-graph.js';
 import {
   completedWrites,
   currentVersionCreators,
@@ -14,7 +14,7 @@ import {
   type RunOutcome,
   type WriteRecord,
 } from '../store/queries/analysis.js';
-import { contradictoryStates } from '../ingest/run-state.js';
+import { contradictoryStates } from '../model/run-state.js';
 import type { ReadModel } from '../store/read-model.js';
 import {
   analysisNodeId,

@@ -2,7 +2,7 @@
  * Run diff: what differs between two runs (usually of one job): the dataset versions they read and wrote and
  * the schema changes between them, assertions that flipped, duration and row counts, datasets added and removed.
  */
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 import {
   runAssertions,
   runIoDetails,

@@ -2,7 +2,7 @@
  * Schema diff: what changed between two versions of a dataset, and for a breaking change, the downstream
  * columns it reaches and who owns them.
  */
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 import { latestOwners, newestVersions, versionsByUuid, type Owner } from '../store/queries/analysis.js';
 import { analysisNodeId, compareText, datasetNodeId, fieldNodeId, type AnalysisSource } from './context.js';
 import { brokenColumns, diffSchemas, type SchemaChange } from './schema.js';

@@ -5,7 +5,7 @@
  * as links back to the start (trails), which share their prefixes: a walk costs what it reaches, not what it
  * reaches times its depth.
  */
-import type { ColumnTransformation, FieldRef } from '../graph/column-graph.js';
+import type { ColumnTransformation, FieldRef } from '../read-model/column-graph.js';
 import {
   analysisNodeId,
   compareText,

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HeadwaterError } from '../errors.js';
-import type { DatasetAliases } from '../graph/aliases.js';
+import { HeadwaterError } from '../core/errors.js';
+import type { DatasetAliases } from '../read-model/aliases.js';
 import {
   aliasesTouching,
   deleteAlias,
@@ -10,7 +10,7 @@ import {
 } from '../store/queries/aliases.js';
 import { compareText, datasetNamed } from '../store/queries/lookup.js';
 import type { Catalog } from '../store/read-model.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import type { EntityId } from './shapes.js';
 import {
   listSchema,
@@ -107,7 +107,7 @@ export function aliasFieldsOf(
 /**
  * Dataset aliases: PUT and DELETE /api/v1/namespaces/{namespace}/datasets/{dataset}/alias declare and remove that
  * a dataset is another, GET /api/v1/aliases lists them. The graphs join an alias with its dataset where they read
- * edges (src/graph/aliases.ts); nothing stored from events changes, so removing one restores the graph exactly.
+ * edges (src/read-model/aliases.ts); nothing stored from events changes, so removing one restores the graph exactly.
  */
 export function registerAliasRoutes(app: FastifyInstance, deps: AppDeps): void {
   const { db, state, pipeline, graph } = deps;

@@ -12,12 +12,12 @@ import { declaredLineage } from '../analysis/declared.js';
 import { graphDiff } from '../analysis/graph-diff.js';
 import { runDiff } from '../analysis/run-diff.js';
 import { schemaDiff } from '../analysis/schema-diff.js';
-import { HeadwaterError } from '../errors.js';
-import type { GraphNode, LineageDirection } from '../graph/lineage-graph.js';
-import { runUuidOf } from '../ingest/ids.js';
+import { HeadwaterError } from '../core/errors.js';
+import type { GraphNode, LineageDirection } from '../read-model/lineage-graph.js';
+import { runUuidOf } from '../core/ids.js';
 import { latestEventTime } from '../store/queries/analysis.js';
-import type { AppDeps } from './app.js';
-import { parseNodeId, type NodeId } from './node-id.js';
+import type { AppDeps } from './deps.js';
+import { parseNodeId, type NodeId } from '../core/node-id.js';
 import { retainedAsOf, assertRetained } from './as-of.js';
 import {
   arrayOf,

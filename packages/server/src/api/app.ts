@@ -2,20 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import type { ServerConfig } from '../config.js';
-import type { IngestFrontDoor } from '../ingest/front-door.js';
-import type { IngestPipeline } from '../ingest/pipeline.js';
-import type { Validator } from '../ingest/validate.js';
-import type { ColumnGraph } from '../graph/column-graph.js';
-import type { LineageGraph } from '../graph/lineage-graph.js';
-import type { StoreHealth } from '../store/availability.js';
-import type { Replication } from '../replica/replication.js';
-import type { Db } from '../store/db.js';
-import type { ReadModel } from '../store/read-model.js';
-import type { Metrics } from '../ops/metrics.js';
-import type { ApiKeyVerifier } from '../security/keys.js';
 import { registerSecurity } from '../security/plugin.js';
-import type { ReplicaCredential } from '../security/replica-credential.js';
+import type { AppDeps } from './deps.js';
 import { registerAliasRoutes } from './aliases-routes.js';
 import { registerAnalysisRoutes } from './analysis-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
@@ -34,37 +22,6 @@ import { registerWebRoutes } from './web-routes.js';
 const NEEDS_COLUMN_GRAPH = /^\/api\/v1\/(column-lineage|analysis\/)|\/quality$/;
 /** How long such a route waits for the column graph to load after start. */
 const COLUMN_GRAPH_WAIT_MS = 15_000;
-
-/** What the HTTP layer needs from the rest of the server. */
-export interface AppDeps {
-  readonly config: ServerConfig;
-  readonly db: Db;
-  /** What is committed: names and ids for readers (never the writer's mirror, which runs ahead of the store). */
-  readonly state: ReadModel;
-  readonly graph: LineageGraph;
-  readonly columnGraph: ColumnGraph;
-  /**
-   * Until the column graph is in (it loads after start): a promise of it, which starts the load if need be;
-   * undefined once it is in.
-   */
-  readonly columnLineageLoaded: () => Promise<void> | undefined;
-  readonly pipeline: IngestPipeline;
-  readonly validator: Validator;
-  /** The one way in for events: limits, validation, normalisation, group commit, an outcome per event. */
-  readonly frontDoor: IngestFrontDoor;
-  /** Whether the store can be reached and written now. */
-  readonly health: StoreHealth;
-  /** This server's part among the replicas of its database, and the read side it keeps in step. */
-  readonly replication: Replication;
-  /** The package version. */
-  readonly version: string;
-  /** The Prometheus registry served at /metrics, which other parts register their series into. */
-  readonly metrics: Metrics;
-  /** Checks API keys (and tells whether any exists, which turns authentication on). */
-  readonly keys: ApiKeyVerifier;
-  /** The credential replicas of this store present to each other (forwarded Kafka batches). */
-  readonly replicaCredential: ReplicaCredential;
-}
 
 /**
  * Builds the Fastify app: content parsing (raw JSON text, NDJSON, gzip), the one error format, and the route

@@ -1,5 +1,5 @@
-import { HeadwaterError } from '../errors.js';
-import { datasetVersionUuid, jobVersionUuid, simpleJobName } from '../ingest/derive.js';
+import { HeadwaterError } from '../core/errors.js';
+import { datasetVersionUuid, jobVersionUuid, simpleJobName } from '../model/identity.js';
 import type { Queryable } from '../store/db.js';
 import { DESCRIBING_FACETS } from '../store/model-state.js';
 import { historyFrom } from '../store/retention.js';
@@ -18,8 +18,8 @@ import {
 import { withInputFacets, type Facets } from '../store/queries/facets.js';
 import { jobTags, type JobRecord } from '../store/queries/jobs.js';
 import { runExecutions, runIo, type RunRecord } from '../store/queries/runs.js';
-import type { ServerConfig } from '../config.js';
-import type { AppDeps } from './app.js';
+import type { ServerConfig } from '../config/server-config.js';
+import type { AppDeps } from './deps.js';
 import {
   datasetJson,
   datasetNodeData,

@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
-import { recordAudit } from '../security/audit.js';
+import { recordAudit } from '../store/queries/audit.js';
 import { writeBackup } from '../store/backup.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 
 /**
  * GET /api/v1/backup: a backup of the whole store (store/backup.ts), streamed as it is read, taken in one

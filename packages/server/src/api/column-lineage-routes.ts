@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { HeadwaterError } from '../errors.js';
-import type { FieldRef } from '../graph/column-graph.js';
+import { HeadwaterError } from '../core/errors.js';
+import type { FieldRef } from '../read-model/column-graph.js';
 import { findDatasets } from '../store/queries/datasets.js';
 import { compareText as compare, datasetNamedOrLinked, jobNamed } from '../store/queries/lookup.js';
-import type { AppDeps } from './app.js';
-import { parseNodeId } from './node-id.js';
+import type { AppDeps } from './deps.js';
+import { parseNodeId } from '../core/node-id.js';
 import { asOfParam, loadDatasetRecordsAsOf, retainedAsOf } from './as-of.js';
 
 interface ColumnLineageQuery {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { HeadwaterError } from '../errors.js';
-import { isUuid } from '../ingest/ids.js';
+import { HeadwaterError } from '../core/errors.js';
+import { isUuid } from '../core/ids.js';
 import {
   countDatasets,
   countDatasetVersions,
@@ -20,7 +20,7 @@ import {
 import type { Db } from '../store/db.js';
 import { datasetNamed, datasetNamedOrLinked, namespaceNamed } from '../store/queries/lookup.js';
 import { aliasFieldsOf } from './aliases-routes.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { asOfParam, loadDatasetAsOf, retainedAsOf } from './as-of.js';
 import {
   datasetsJson,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { countEvents } from '../store/queries/events.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { namespacesOf } from '../security/access.js';
 
 /** Events read at a time when a namespace-scoped caller's events are filtered. */

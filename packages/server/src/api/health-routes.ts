@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { storeEngine, type Db } from '../store/db.js';
 
 /** How long a readiness probe waits for the store before calling it unreachable. */

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { HeadwaterError, asHeadwaterError } from '../errors.js';
+import { HeadwaterError, asHeadwaterError } from '../core/errors.js';
 import { isStoreUnavailable, type StoreHealth } from '../store/availability.js';
 import { NO_NUL_PATTERN } from './shapes.js';
 

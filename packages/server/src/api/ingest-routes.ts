@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { HeadwaterError } from '../errors.js';
-import type { CheckedEvent, EventOutcome, IncomingEvent, IngestFrontDoor } from '../ingest/front-door.js';
+import { HeadwaterError } from '../core/errors.js';
+import type { CheckedEvent, EventOutcome, IncomingEvent, IngestFrontDoor } from '../accept/front-door.js';
 import { unwritableNamespaces, type Principal } from '../security/access.js';
 
 /**

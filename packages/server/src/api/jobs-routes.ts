@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { HeadwaterError } from '../errors.js';
-import { isUuid } from '../ingest/ids.js';
+import { HeadwaterError } from '../core/errors.js';
+import { isUuid } from '../core/ids.js';
 import {
   countJobs,
   findJobVersion,
@@ -14,7 +14,7 @@ import {
 import { jobNamed, namespaceNamed } from '../store/queries/lookup.js';
 import { countJobRuns, listJobRuns } from '../store/queries/runs.js';
 import type { Db } from '../store/db.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { readableNamespaces } from './visibility.js';
 import { asOfParam, loadJobAsOf, retainedAsOf } from './as-of.js';
 import {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HeadwaterError } from '../errors.js';
-import type { IngestFrontDoor } from '../ingest/front-door.js';
-import { isUuid, runUuidOf } from '../ingest/ids.js';
+import { HeadwaterError } from '../core/errors.js';
+import type { IngestFrontDoor } from '../accept/front-door.js';
+import { isUuid, runUuidOf } from '../core/ids.js';
 import {
   LEGACY_RUN_ACTIONS,
   legacyDatasetEvent,
@@ -13,12 +13,12 @@ import {
   type LegacyField,
   type LegacyRef,
   type LegacyRunAction,
-} from '../ingest/marquez-legacy.js';
+} from '../accept/marquez-legacy.js';
 import { tagDataset, tagDatasetField } from '../store/queries/datasets.js';
 import { datasetNamed, jobNamed, namespaceNamed } from '../store/queries/lookup.js';
 import { findRuns } from '../store/queries/runs.js';
 import { findSource } from '../store/queries/sources.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { forbiddenReason, outcomeError } from './ingest-routes.js';
 import {
   loadDatasets,
@@ -104,7 +104,7 @@ function timeParam(value: string | undefined | null, where: string): Date | unde
 
 /**
  * Marquez's legacy (deprecated) write API: sources, datasets, jobs, runs and run transitions. Every call but the
- * source PUT becomes an OpenLineage event sent through the front door (src/ingest/marquez-legacy.ts says which),
+ * source PUT becomes an OpenLineage event sent through the front door (src/accept/marquez-legacy.ts says which),
  * so the writer allocates the ids and derives the state; the answers are the read API's shapes.
  */
 export function registerLegacyRoutes(app: FastifyInstance, deps: LegacyRouteDeps): void {

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { HeadwaterError } from '../errors.js';
-import type { DatasetAliases } from '../graph/aliases.js';
-import type { GraphNode, LineageDirection } from '../graph/lineage-graph.js';
+import { HeadwaterError } from '../core/errors.js';
+import type { DatasetAliases } from '../read-model/aliases.js';
+import type { GraphNode, LineageDirection } from '../read-model/lineage-graph.js';
 import type { Db } from '../store/db.js';
 import type { ReadModel } from '../store/read-model.js';
 import { compareText as compare, datasetNamedOrLinked, jobNamed } from '../store/queries/lookup.js';
-import type { AppDeps } from './app.js';
-import { nodeIdOf, parseNodeId } from './node-id.js';
+import type { AppDeps } from './deps.js';
+import { nodeIdOf, parseNodeId } from '../core/node-id.js';
 import { NodeDataCache } from './node-data-cache.js';
 import { asOfParam, loadDatasetNodeDataAsOf, loadJobNodeDataAsOf, retainedAsOf } from './as-of.js';
 import { loadDatasetNodeData, loadJobNodeData } from './shapes.js';

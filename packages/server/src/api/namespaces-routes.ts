@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 import {
   findNamespace,
   hideNamespace,
@@ -7,7 +7,7 @@ import {
   upsertNamespace,
 } from '../store/queries/namespaces.js';
 import { namespaceNamed, namespaceNotFound } from '../store/queries/lookup.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import {
   listSchema,
   namespaceJson,

@@ -4,11 +4,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { datasetQuality, runQuality } from '../analysis/quality.js';
-import { HeadwaterError } from '../errors.js';
-import { runUuidOf } from '../ingest/ids.js';
+import { HeadwaterError } from '../core/errors.js';
+import { runUuidOf } from '../core/ids.js';
 import { findRuns } from '../store/queries/runs.js';
 import { datasetNamedOrLinked } from '../store/queries/lookup.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import {
   arrayOf,
   boolean,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { registerDatasetRoutes } from './datasets-routes.js';
 import { registerEventRoutes } from './events-routes.js';
 import { registerJobRoutes } from './jobs-routes.js';

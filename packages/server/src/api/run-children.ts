@@ -5,7 +5,7 @@
  * dataset another read) and how many never ran. The explorer's workflow view draws it.
  */
 import { statisticsOf, type StatisticsJson } from '../analysis/quality.js';
-import { ERROR_FACETS, runErrorOf, type RunError } from '../ingest/error-facets.js';
+import { ERROR_FACETS, runErrorOf, type RunError } from '../model/error-facets.js';
 import type { Queryable } from '../store/db.js';
 import { latestFacets } from '../store/queries/facets.js';
 import { countChildRuns, listChildRuns, runIo } from '../store/queries/runs.js';

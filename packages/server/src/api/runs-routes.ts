@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { HeadwaterError } from '../errors.js';
-import { runUuidOf } from '../ingest/ids.js';
+import { HeadwaterError } from '../core/errors.js';
+import { runUuidOf } from '../core/ids.js';
 import { latestFacets } from '../store/queries/facets.js';
 import { facetsAsOf } from '../store/queries/history.js';
 import { findRuns } from '../store/queries/runs.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { runChildren } from './run-children.js';
 import { arrayOf, boolean, integer, nullableNumber, nullableTime, object, string } from './schema-parts.js';
 import {

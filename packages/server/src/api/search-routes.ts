@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 import { datasetFacets, latestFacets } from '../store/queries/facets.js';
 import { entityKey } from '../store/model-state.js';
 import { latestRunsOfJobs } from '../store/queries/runs.js';
@@ -10,7 +10,7 @@ import {
   search,
   type SearchQuery,
 } from '../store/queries/search.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { readableNamespaces } from './visibility.js';
 import { pageParams, plainJson, responses, schemaRef } from './shapes.js';
 

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 import { ROLES } from '../security/access.js';
-import { auditJson, listAudit, recordAudit } from '../security/audit.js';
+import { auditJson, listAudit, recordAudit } from '../store/queries/audit.js';
 import { apiKeyJson, createApiKey, listApiKeys, revokeApiKey } from '../security/keys.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { pageParams, parseJsonBody, responses, schemaRef, type PageQuery } from './shapes.js';
 
 const keySchema = {

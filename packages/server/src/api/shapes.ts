@@ -11,12 +11,11 @@
  * document them, so a field missing from a schema can never be silently dropped from a response.
  */
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { HeadwaterError } from '../errors.js';
-import { ERROR_FACETS, runErrorOf, type RunError } from '../ingest/error-facets.js';
-import { nameUuid } from '../ingest/ids.js';
-import { LEGACY_RUN_ARGS_FACET } from '../ingest/marquez-legacy.js';
-import { contradictoryStates, type TerminalState } from '../ingest/run-state.js';
-import { EXECUTION_OUTCOMES, type ExecutionOutcome } from '../ingest/execution.js';
+import { HeadwaterError } from '../core/errors.js';
+import { ERROR_FACETS, runErrorOf, type RunError } from '../model/error-facets.js';
+import { LEGACY_RUN_ARGS_FACET } from '../accept/marquez-legacy.js';
+import { contradictoryStates, type TerminalState } from '../model/run-state.js';
+import { EXECUTION_OUTCOMES, type ExecutionOutcome } from '../model/execution.js';
 import {
   columnLineageInto,
   findDatasets,
@@ -31,10 +30,11 @@ import type { NamespaceRecord } from '../store/queries/namespaces.js';
 import { findRuns, latestRunsOfJobs, runIo, type RunRecord } from '../store/queries/runs.js';
 import type { SourceRecord } from '../store/queries/sources.js';
 import type { Queryable } from '../store/db.js';
-import { DATASET_FIELD, type ColumnTransformation } from '../graph/column-graph.js';
-import type { JobEdges } from '../graph/lineage-graph.js';
-import type { ServerConfig } from '../config.js';
-import type { AppDeps } from './app.js';
+import { type ColumnTransformation } from '../read-model/column-graph.js';
+import { DATASET_FIELD, jobUuid } from '../model/identity.js';
+import type { JobEdges } from '../read-model/lineage-graph.js';
+import type { ServerConfig } from '../config/server-config.js';
+import type { AppDeps } from './deps.js';
 
 // ---- JSON shapes -------------------------------------------------------------------------------------------
 
@@ -194,7 +194,7 @@ export interface RunJson {
    */
   contradictoryStates?: TerminalState['state'][];
   /**
-   * Headwater: present when the run did not execute (ingest/execution.ts): it was skipped, reused or a no-op, so
+   * Headwater: present when the run did not execute (model/execution.ts): it was skipped, reused or a no-op, so
    * its state is neither a failure nor a completion and it refreshed no data.
    */
   execution?: Exclude<ExecutionOutcome, 'executed'>;
@@ -261,16 +261,6 @@ const iso = (time: Date): string => time.toISOString();
 const isoOrNull = (time: Date | null): string | null => (time === null ? null : time.toISOString());
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * The id Headwater gives a job where Marquez shows a job uuid (parentJobUuid): the name-based (version 3)
- * UUID of its node id `job:<namespace>:<name>`, as Java's `UUID.nameUUIDFromBytes` makes it. It is stable
- * across servers and restores, and any client can compute it.
- * @example jobUuid('airflow', 'etl') === nameUuid('job:airflow:etl')
- */
-export function jobUuid(namespace: string, name: string): string {
-  return nameUuid(`job:${namespace}:${name}`);
-}
 
 /** Builds a Namespace. */
 export function namespaceJson(record: NamespaceRecord): NamespaceJson {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 import { findSource, listSources } from '../store/queries/sources.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import {
   listSchema,
   pageParams,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 import { entityCountStats, lineageEventStats, type StatsPeriod } from '../store/queries/stats.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { readableNamespaces } from './visibility.js';
 import { plainJson, responses, schemaRef } from './shapes.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { listTags, upsertTag } from '../store/queries/tags.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import {
   NO_NUL_PATTERN,
   listSchema,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 
 /**
  * Where `npm run build` puts the web app. The same relative URL works from `src/api` (tests, tsx) and from

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { resolveConfig } from '../config.js';
+import { resolveConfig } from '../config/server-config.js';
 import { createApiKey } from '../security/keys.js';
 import { openEmbeddedDb, openPostgresDb } from '../store/db.js';
 import { migrate } from '../store/migrate.js';

@@ -1,5 +1,5 @@
-import { parseNodeId } from '../api/node-id.js';
-import { HeadwaterError } from '../errors.js';
+import { parseNodeId } from '../core/node-id.js';
+import { HeadwaterError } from '../core/errors.js';
 import { CliError, DEFAULT_SERVER_URL, errorMessageOf, request, type CommandIo } from './http.js';
 import { clientFlags, defineHelp, formatHelp } from './help.js';
 import { commonOptions, formatTable, getJson, runClientCommand, writeJson } from './table.js';

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
-import { resolveConfig } from '../config.js';
+import { resolveConfig } from '../config/server-config.js';
 import { writeBackup } from '../store/backup.js';
 import { openEmbeddedDb, openPostgresDb } from '../store/db.js';
 import { CliError, errorMessageOf, request, resolveServerUrl } from './http.js';

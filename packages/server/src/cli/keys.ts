@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { resolveConfig } from '../config.js';
-import { HeadwaterError } from '../errors.js';
+import { resolveConfig } from '../config/server-config.js';
+import { HeadwaterError } from '../core/errors.js';
 import { parsePatterns } from '../security/access.js';
-import { auditJson, listAudit, recordAudit } from '../security/audit.js';
+import { auditJson, listAudit, recordAudit } from '../store/queries/audit.js';
 import { apiKeyJson, createApiKey, listApiKeys, revokeApiKey } from '../security/keys.js';
 import { openEmbeddedDb, openPostgresDb, type Db } from '../store/db.js';
 import { migrate } from '../store/migrate.js';

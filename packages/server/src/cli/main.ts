@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 import { formatHelp, type CommandHelp } from './help.js';
 import { CliError } from './http.js';
 import { nodeVersionProblem } from './node-version.js';

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { resolveConfig, strictFlagArgs } from '../config.js';
-import { HeadwaterError } from '../errors.js';
+import { resolveConfig, strictFlagArgs } from '../config/server-config.js';
+import { HeadwaterError } from '../core/errors.js';
 import { loadForwardConfig } from '../streams/forwarder.js';
-import { createProxy } from '../streams/proxy.js';
+import { createProxy } from '../servers/proxy.js';
 import { defineHelp } from './help.js';
 import { ingestFlagHelp } from './serve.js';
 

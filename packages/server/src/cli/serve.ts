@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { resolveConfig, strictFlagArgs } from '../config.js';
-import { createServer } from '../server.js';
+import { resolveConfig, strictFlagArgs } from '../config/server-config.js';
+import { createServer } from '../servers/server.js';
 import { KAFKA_FLAG_OPTIONS } from '../streams/kafka-config.js';
-import { redactionFlags } from '../ingest/redaction.js';
+import { redactionFlags } from '../accept/redaction.js';
 import { securityFlags } from '../security/config.js';
 import { isLoopback } from '../security/plugin.js';
 import { defineHelp, storeFlags } from './help.js';

@@ -1,7 +1,7 @@
 import type { Db } from '../store/db.js';
-import type { IngestPipeline } from '../ingest/pipeline.js';
+import type { IngestPipeline } from '../accept/pipeline.js';
 import { retentionPass, type RetentionResult } from '../store/retention.js';
-import { recordAudit } from '../security/audit.js';
+import { recordAudit } from '../store/queries/audit.js';
 import type { Metrics } from './metrics.js';
 
 const DAY_MS = 86_400_000;

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HeadwaterError } from '../errors.js';
-import type { CheckedEvent, EventOutcome, IncomingEvent, IngestFrontDoor } from '../ingest/front-door.js';
+import { HeadwaterError } from '../core/errors.js';
+import type { CheckedEvent, EventOutcome, IncomingEvent, IngestFrontDoor } from '../accept/front-door.js';
 import type { ReplicaCredential } from '../security/replica-credential.js';
 import type { Replication } from './replication.js';
 

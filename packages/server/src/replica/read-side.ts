@@ -1,5 +1,5 @@
-import { ColumnGraph } from '../graph/column-graph.js';
-import { LineageGraph } from '../graph/lineage-graph.js';
+import { ColumnGraph } from '../read-model/column-graph.js';
+import { LineageGraph } from '../read-model/lineage-graph.js';
 import type { Db, Queryable } from '../store/db.js';
 import type { FeedEntry, ReadDelta } from '../store/read-delta.js';
 import { readAliases } from '../store/queries/aliases.js';

@@ -1,4 +1,4 @@
-import type { IngestPipeline } from '../ingest/pipeline.js';
+import type { IngestPipeline } from '../accept/pipeline.js';
 import { advertiseLeader, type Db } from '../store/db.js';
 import { ReadSide } from './read-side.js';
 

@@ -1,4 +1,4 @@
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 
 /** What a caller may do, from least to most. Each role includes the ones before it. */
 export const ROLES = ['reader', 'writer', 'admin'] as const;

@@ -1,5 +1,5 @@
-import { commaList as list, type ConfigFlags, type ConfigReader } from '../config-reader.js';
-import { HeadwaterError } from '../errors.js';
+import { commaList as list, type ConfigFlags, type ConfigReader } from '../core/config-reader.js';
+import { HeadwaterError } from '../core/errors.js';
 import { isRole, parsePatterns, ROLES, type Role } from './access.js';
 
 /** One OIDC grant rule: tokens whose `claim` is (or contains) `value` get `role` over `namespaces`. */

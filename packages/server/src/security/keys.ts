@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 import type { Queryable } from '../store/db.js';
 import { isRole, Principal, ROLES, type Role } from './access.js';
 

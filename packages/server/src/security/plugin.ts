@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import cors from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Db } from '../store/db.js';
-import { parseNodeId } from '../api/node-id.js';
+import { parseNodeId } from '../core/node-id.js';
 import { LOCAL_PRINCIPAL, NOBODY, Principal, type Role, type RouteAccess } from './access.js';
-import { recordAudit } from './audit.js';
+import { recordAudit } from '../store/queries/audit.js';
 import type { SecurityConfig } from './config.js';
 import type { ApiKeyVerifier } from './keys.js';
 import {

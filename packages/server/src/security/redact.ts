@@ -1,5 +1,5 @@
-import { jobUuid } from '../api/shapes.js';
-import { parseNodeId } from '../api/node-id.js';
+import { jobUuid } from '../model/identity.js';
+import { parseNodeId } from '../core/node-id.js';
 import type { Principal } from './access.js';
 
 /** What a hidden namespace or name reads as. */

@@ -1,4 +1,4 @@
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 
 /**
  * SQLSTATEs that say the store cannot serve now (it is restarting, out of disk, out of connections, read-only

@@ -1,4 +1,4 @@
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 import { WRITER_LOCK_KEY, type Db, type Queryable } from './db.js';
 import { migrate, migrationFiles, migrationTables } from './migrate.js';
 

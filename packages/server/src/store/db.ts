@@ -4,7 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { CopyTextParser, type TextRow } from './copy-text.js';
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 import { startEmbeddedWorker } from './embedded-db.js';
 import {
   cannotRunOn,

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 
 const run = promisify(execFile);
 

@@ -5,7 +5,7 @@ import { readAll } from './paged-read.js';
 import type { ReadDelta } from './read-delta.js';
 
 /**
- * A job's present cutoff (see graph/lineage-graph.ts): the completion with the latest start among its completed
+ * A job's present cutoff (see read-model/lineage-graph.ts): the completion with the latest start among its completed
  * runs and JobEvents. `key` is the run's uuid, or `job@<event hash>` for a JobEvent; `first` its first eventTime.
  */
 export interface CutoffRow {

@@ -1,7 +1,7 @@
 import type { Queryable } from './db.js';
 import { readAll, readPaged, selectColumns, type BulkColumn } from './paged-read.js';
-import type { RunStateAggregate, TerminalState } from '../ingest/run-state.js';
-import type { ExecutionOutcome } from '../ingest/execution.js';
+import type { RunStateAggregate, TerminalState } from '../model/run-state.js';
+import type { ExecutionOutcome } from '../model/execution.js';
 
 /** Ms since the epoch. */
 export type Ms = number;
@@ -81,7 +81,7 @@ export interface RunRow {
   codeLocation: string | null;
   codeLocationAt: Ms | null;
   /**
-   * Whether the run executed, as its newest event that says so reports it (ingest/execution.ts), and that event's
+   * Whether the run executed, as its newest event that says so reports it (model/execution.ts), and that event's
    * time; null: no event said, and the run counts as executed.
    */
   execution: ExecutionOutcome | null;

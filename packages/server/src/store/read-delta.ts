@@ -1,4 +1,4 @@
-import type { Changeset } from '../ingest/derive.js';
+import type { Changeset } from './changeset.js';
 import type { RunRow } from './model-state.js';
 import type { Catalog, EntityRef, JobRef, NamespaceRef } from './read-model.js';
 
@@ -27,7 +27,7 @@ export interface ReadDelta {
   /**
    * [jobId, runUuid, first event time] of each stored run whose first event time the batch moved back (it learnt
    * of an earlier event, such as a START after its COMPLETE): only such a run can lower its job's cutoff (see
-   * graph/lineage-graph.ts and store/job-cutoffs.ts). Usually empty.
+   * read-model/lineage-graph.ts and store/job-cutoffs.ts). Usually empty.
    */
   readonly runs: [number, string, Ms][];
   /** [jobId, direction (0 read, 1 written), datasetId, latest event time] of each edge the batch named. */
@@ -86,7 +86,7 @@ export function readDelta(changes: Changeset, before: DeltaBase): ReadDelta {
     if (stored !== undefined && run.aggregate.firstEventAt < stored.aggregate.firstEventAt)
       runs.push([run.jobId, run.uuid, run.aggregate.firstEventAt]);
   }
-  // A completed run cuts off the edges its job named before the run began (see graph/lineage-graph.ts).
+  // A completed run cuts off the edges its job named before the run began (see read-model/lineage-graph.ts).
   const completions: ReadDelta['completions'] = [];
   for (const sighting of changes.jobSightings.values()) {
     if (sighting.kind !== 0) continue;

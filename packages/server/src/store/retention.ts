@@ -9,7 +9,7 @@ import type { ModelState } from './model-state.js';
  *   a witness: the newest sighting before the cutoff of a fact that time travel or the present reads as "the
  *   newest one by then" (each edge, a dataset's version, lifecycle, modification, row count, each facet name,
  *   each input facet, a job's parent and JobEvent), or the earliest and first-arrived one (creation times).
- *   Every answer of store/queries/history.ts and graph/lineage-graph.ts is a newest or an earliest over the
+ *   Every answer of store/queries/history.ts and read-model/lineage-graph.ts is a newest or an earliest over the
  *   sightings up to a time, so it is the same at any time from the cutoff on.
  * - A run goes only whole, and only when all its events are older than the cutoff, none is a witness, and the
  *   same holds for all its child runs; it is kept whole otherwise. Each job keeps its latest run (the present

@@ -3,9 +3,9 @@ import { RUNS_SQL } from './model-state.js';
 import type { Db, Queryable } from './db.js';
 import { cutoffWrites, type CutoffRow } from './job-cutoffs.js';
 import type { FeedEntry, ReadDelta } from './read-delta.js';
-import type { Changeset, FacetUpsert } from '../ingest/derive.js';
-import type { NormalizedEvent } from '../ingest/normalize.js';
-import { runStateOf, runTransitionedAt } from '../ingest/run-state.js';
+import type { Changeset, FacetUpsert } from './changeset.js';
+import type { NormalizedEvent } from '../model/normalize.js';
+import { runStateOf, runTransitionedAt } from '../model/run-state.js';
 
 const col = (name: string, type: BulkColumn['type']): BulkColumn => ({ name, type });
 
@@ -130,7 +130,7 @@ const RUN_COLUMNS = [
 const names = (columns: readonly BulkColumn[]) => columns.slice(1).map((column) => column.name);
 
 /**
- * Writes raw events and the changeset derived from them (see ingest/derive.ts) as ONE statement: it commits or
+ * Writes raw events and the changeset derived from them (see derive/derive.ts) as ONE statement: it commits or
  * fails as a whole, so the raw events and the lineage model never disagree. Events already stored are skipped;
  * the hashes of those actually inserted are returned, with the batch's number in the commit feed (which takes
  * `delta` in the same statement, fenced by the writer's `epoch`). (Deriving an already-stored event again changes nothing:

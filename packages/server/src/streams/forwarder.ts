@@ -7,8 +7,8 @@ import {
   type Transport,
 } from '@headwater/openlineage';
 import { Counter, Gauge, Registry } from 'prom-client';
-import { readConfigFile } from '../config-reader.js';
-import { HeadwaterError } from '../errors.js';
+import { readConfigFile } from '../core/config-reader.js';
+import { HeadwaterError } from '../core/errors.js';
 import { createArchiveSink } from './archive-sink.js';
 import { sleep } from './abortable.js';
 import type { StreamLogger } from './kafka-ingest.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../config.js';
+import { resolveConfig } from '../config/server-config.js';
 
 describe('Kafka ingest configuration of serve', () => {
   it('is off without brokers, and reads flags before the environment', () => {

@@ -3,8 +3,8 @@ import {
   kafkaConnectionOptions,
   type KafkaConnectionOptions,
 } from '@headwater/openlineage';
-import { commaList as list, configReader, type ConfigFlags } from '../config-reader.js';
-import { HeadwaterError } from '../errors.js';
+import { commaList as list, configReader, type ConfigFlags } from '../core/config-reader.js';
+import { HeadwaterError } from '../core/errors.js';
 
 /** Kafka ingest of `headwater serve`, validated once at start. */
 export interface KafkaIngestConfig {

@@ -8,8 +8,8 @@ import {
   type MessagesStream,
 } from '@platformatic/kafka';
 import type { KafkaConnectionOptions } from '@headwater/openlineage';
-import { HeadwaterError } from '../errors.js';
-import type { EventOutcome, IncomingEvent, IngestFrontDoor } from '../ingest/front-door.js';
+import { HeadwaterError } from '../core/errors.js';
+import type { EventOutcome, IncomingEvent, IngestFrontDoor } from '../accept/front-door.js';
 import { untilAborted, sleep } from './abortable.js';
 
 /** Where the consumer reports what it does (a pino logger fits). */

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { resolveConfig, type ServerConfig } from '../../src/config.js';
+import { resolveConfig, type ServerConfig } from '../../src/config/server-config.js';
 import { openEmbeddedDb, openPostgresDb, type Db } from '../../src/store/db.js';
-import { createServer, type HeadwaterServer } from '../../src/server.js';
+import { createServer, type HeadwaterServer } from '../../src/servers/server.js';
 
 /** A store the suite runs against: the embedded one always, PostgreSQL when DATABASE_URL is set. */
 export interface Backend {

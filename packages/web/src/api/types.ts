@@ -3,7 +3,7 @@
  * uses are declared; the server sends more.
  */
 import type { RunJson } from '../../../server/src/api/shapes.js';
-import type { RunError as RunErrorInfo } from '../../../server/src/ingest/error-facets.js';
+import type { RunError as RunErrorInfo } from '../../../server/src/model/error-facets.js';
 
 export type { RunErrorInfo };
 

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { backends, startServer } from '../../../server/test/helpers/backends.js';
-import type { ServerConfig } from '../../../server/src/config.js';
-import type { HeadwaterServer } from '../../../server/src/server.js';
+import type { ServerConfig } from '../../../server/src/config/server-config.js';
+import type { HeadwaterServer } from '../../../server/src/servers/server.js';
 import { launchBrowser } from './browser.js';
 // Brings the server suite's `inject('embeddedTemplateDir')` typing, which startServer uses.
 import type {} from '../../../server/test/global-setup.js';

@@ -3,9 +3,9 @@
  * one query per kind of fact whatever the number of nodes. Every time-based read is bounded by `at`, the
  * moment the analysis looks at, so that an as-of analysis can reuse them unchanged.
  */
-import { ERROR_FACETS, runErrorOf } from '../../ingest/error-facets.js';
-import type { AssertionResult } from '../../ingest/assertions.js';
-import type { ExecutionOutcome } from '../../ingest/execution.js';
+import { ERROR_FACETS, runErrorOf } from '../../model/error-facets.js';
+import type { AssertionResult } from '../../model/assertions.js';
+import type { ExecutionOutcome } from '../../model/execution.js';
 import type { Queryable } from '../db.js';
 import { compareText } from './lookup.js';
 import { RUN_ORDER, runIo } from './runs.js';
@@ -17,11 +17,11 @@ export interface RunOutcome {
   readonly state: string;
   readonly startedAt: Date | null;
   readonly endedAt: Date | null;
-  /** The terminal states the run's events reported, as bits (see contradictoryStates in ingest/run-state.ts). */
+  /** The terminal states the run's events reported, as bits (see contradictoryStates in model/run-state.ts). */
   readonly terminalsSeen: number;
   /** The message of the run's error (runErrorOf: errorMessage, spark.exception). */
   readonly errorMessage: string | null;
-  /** Whether the run executed (ingest/execution.ts); a run no event said otherwise of executed. */
+  /** Whether the run executed (model/execution.ts); a run no event said otherwise of executed. */
   readonly execution: ExecutionOutcome;
 }
 
@@ -180,7 +180,7 @@ export async function currentVersionCreators(
   return new Map(rows.map((row) => [row.id, row.run]));
 }
 
-/** A data-quality assertion result, as stored (the fields a producer sent are those of src/ingest/assertions.ts). */
+/** A data-quality assertion result, as stored (the fields a producer sent are those of src/model/assertions.ts). */
 export interface AssertionRecord extends AssertionResult {
   readonly datasetId: number;
   readonly runUuid: string;

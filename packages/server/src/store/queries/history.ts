@@ -1,6 +1,6 @@
 import type { Queryable } from '../db.js';
-import { applyRunEvent, initialRunState, runStartedAt, runStateOf } from '../../ingest/run-state.js';
-import type { EventType, RunStateAggregate } from '../../ingest/run-state.js';
+import { applyRunEvent, initialRunState, runStartedAt, runStateOf } from '../../model/run-state.js';
+import type { EventType, RunStateAggregate } from '../../model/run-state.js';
 import { mergeFacetRows, type FacetRow, type Facets } from './facets.js';
 import type { RunRecord } from './runs.js';
 

@@ -1,4 +1,4 @@
-import { HeadwaterError } from '../../errors.js';
+import { HeadwaterError } from '../../core/errors.js';
 import type { Queryable } from '../db.js';
 import { entityKey } from '../model-state.js';
 import type { Catalog, EntityRef, NamespaceRef } from '../read-model.js';

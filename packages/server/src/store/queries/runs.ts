@@ -1,5 +1,5 @@
-import { datasetVersionUuid } from '../../ingest/derive.js';
-import type { ExecutionOutcome } from '../../ingest/execution.js';
+import { datasetVersionUuid } from '../../model/identity.js';
+import type { ExecutionOutcome } from '../../model/execution.js';
 import type { Queryable } from '../db.js';
 
 /**
@@ -29,9 +29,9 @@ export interface RunRecord {
   readonly startedAt: Date | null;
   /** The terminal event's time. */
   readonly endedAt: Date | null;
-  /** The terminal states the run's events reported, as bits (see contradictoryStates in ingest/run-state.ts). */
+  /** The terminal states the run's events reported, as bits (see contradictoryStates in model/run-state.ts). */
   readonly terminalsSeen: number;
-  /** Whether the run executed (ingest/execution.ts). */
+  /** Whether the run executed (model/execution.ts). */
   readonly execution: ExecutionOutcome;
 }
 
@@ -88,7 +88,7 @@ const NEVER_RAN = `(r.started_at IS NULL AND r.first_running_at IS NULL AND r.st
 
 /**
  * The child runs of a run in the order they ran: the runs whose newest event's `parent` facet names it (the
- * rule of ingest/derive.ts, kept in runs.parent_run_uuid), by start (else end), those with neither last.
+ * rule of derive/derive.ts, kept in runs.parent_run_uuid), by start (else end), those with neither last.
  */
 export function listChildRuns(
   db: Queryable,

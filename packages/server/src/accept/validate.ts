@@ -15,10 +15,8 @@ import {
   type SchemaDocument,
   type ValidationIssue as SchemaIssue,
 } from '@headwater/openlineage/validation';
-import { appendPath, formatPath, resolvePointer, ROOT_PATH } from './json-path.js';
-
-/** The three OpenLineage event kinds: RunEvent, DatasetEvent and JobEvent. */
-export type EventKind = 'run' | 'dataset' | 'job';
+import { appendPath, formatPath, resolvePointer, ROOT_PATH } from '../core/json-path.js';
+import type { EventKind } from '../model/normalize.js';
 
 /** One thing wrong with an event. */
 export interface ValidationIssue {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../store/db.js';
+import type { Queryable } from '../db.js';
 
 /** One audit entry: who did what to what, when, and how it was answered. */
 export interface AuditEntry {

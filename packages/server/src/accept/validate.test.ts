@@ -7,7 +7,8 @@ import {
   CONFORMANCE_DIR as conformanceDir,
   hasConformance,
 } from '../../../openlineage/src/test-support/shared-corpus.js';
-import type { EventKind, ValidationIssue, ValidationResult, Validator } from './validate.js';
+import type { EventKind } from '../model/normalize.js';
+import type { ValidationIssue, ValidationResult, Validator } from './validate.js';
 import { createValidator, eventKindOf } from './validate.js';
 
 // The conformance data lives beside the repository and is read in place, never copied. On a plain clone it is

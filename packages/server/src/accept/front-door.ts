@@ -1,7 +1,7 @@
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 import { hygieneChanged, type OpenLineageEvent } from '@headwater/openlineage';
 import { checkEventLimits } from './limits.js';
-import { normalizeEvent, type NormalizedEvent } from './normalize.js';
+import { normalizeEvent, type NormalizedEvent } from '../model/normalize.js';
 import { DEFAULT_INGEST_POLICY, type IngestPolicy } from './redaction.js';
 import type { IngestPipeline } from './pipeline.js';
 import type { ValidationIssue, Validator } from './validate.js';

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { configReader, type ConfigFlags } from './config-reader.js';
-import { HeadwaterError } from './errors.js';
-import { STRICT_LEVELS, type StrictLevel } from './ingest/validate.js';
-import { resolveKafkaConfig, type KafkaIngestConfig } from './streams/kafka-config.js';
-import { resolveSecurityConfig, type SecurityConfig } from './security/config.js';
-import { resolveRedactionConfig, type RedactionConfig } from './ingest/redaction.js';
+import { configReader, type ConfigFlags } from '../core/config-reader.js';
+import { HeadwaterError } from '../core/errors.js';
+import { STRICT_LEVELS, type StrictLevel } from '../accept/validate.js';
+import { resolveKafkaConfig, type KafkaIngestConfig } from '../streams/kafka-config.js';
+import { resolveSecurityConfig, type SecurityConfig } from '../security/config.js';
+import { resolveRedactionConfig, type RedactionConfig } from '../accept/redaction.js';
 
 /** The server's configuration, validated once at start and frozen. */
 export interface ServerConfig {
@@ -49,7 +49,7 @@ export interface ServerConfig {
   readonly forwardConfig: string | undefined;
   /** Authentication, authorisation, request checks and rate limits (see src/security/config.ts). */
   readonly security: SecurityConfig;
-  /** Facet size limit and mode, SQL truncation and redaction rules at ingest (see src/ingest/redaction.ts). */
+  /** Facet size limit and mode, SQL truncation and redaction rules at ingest (see src/accept/redaction.ts). */
   readonly redaction: RedactionConfig;
   /**
    * Raw events and history older than this many days are deleted in the background, the present kept (see

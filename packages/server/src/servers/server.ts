@@ -1,35 +1,35 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './api/app.js';
-import type { ServerConfig } from './config.js';
-import { ColumnGraph } from './graph/column-graph.js';
-import { DatasetAliases } from './graph/aliases.js';
-import { LineageGraph } from './graph/lineage-graph.js';
-import { IngestFrontDoor } from './ingest/front-door.js';
-import { ingestPolicy } from './ingest/redaction.js';
-import { IngestPipeline } from './ingest/pipeline.js';
-import { createValidator } from './ingest/validate.js';
-import { openEmbeddedDb, openPostgresDb, stderrLog, storeEngine, type Db } from './store/db.js';
-import { StoreHealth } from './store/availability.js';
-import { StatisticsKeeper } from './store/statistics.js';
-import { migrate } from './store/migrate.js';
-import { ModelState } from './store/model-state.js';
-import { ReadModel } from './store/read-model.js';
-import { forwardWritesToWriter, replicaFrontDoor } from './replica/forward.js';
-import { ReadSide } from './replica/read-side.js';
-import { Replication } from './replica/replication.js';
-import { createForwarder, loadForwardConfig, type Forwarder } from './streams/forwarder.js';
+import { buildApp } from '../api/app.js';
+import type { ServerConfig } from '../config/server-config.js';
+import { ColumnGraph } from '../read-model/column-graph.js';
+import { DatasetAliases } from '../read-model/aliases.js';
+import { LineageGraph } from '../read-model/lineage-graph.js';
+import { IngestFrontDoor } from '../accept/front-door.js';
+import { ingestPolicy } from '../accept/redaction.js';
+import { IngestPipeline } from '../accept/pipeline.js';
+import { createValidator } from '../accept/validate.js';
+import { openEmbeddedDb, openPostgresDb, stderrLog, storeEngine, type Db } from '../store/db.js';
+import { StoreHealth } from '../store/availability.js';
+import { StatisticsKeeper } from '../store/statistics.js';
+import { migrate } from '../store/migrate.js';
+import { ModelState } from '../store/model-state.js';
+import { ReadModel } from '../store/read-model.js';
+import { forwardWritesToWriter, replicaFrontDoor } from '../replica/forward.js';
+import { ReadSide } from '../replica/read-side.js';
+import { Replication } from '../replica/replication.js';
+import { createForwarder, loadForwardConfig, type Forwarder } from '../streams/forwarder.js';
 import {
   createKafkaIngest,
   type KafkaIngest,
   type KafkaIngestStats,
   type StreamLogger,
-} from './streams/kafka-ingest.js';
-import { ForwardingFrontDoor } from './streams/proxy.js';
-import { instrumentDb, Metrics } from './ops/metrics.js';
-import { ApiKeyVerifier } from './security/keys.js';
-import { ReplicaCredential } from './security/replica-credential.js';
-import { RetentionKeeper } from './ops/retention.js';
+} from '../streams/kafka-ingest.js';
+import { ForwardingFrontDoor } from './proxy.js';
+import { instrumentDb, Metrics } from '../ops/metrics.js';
+import { ApiKeyVerifier } from '../security/keys.js';
+import { ReplicaCredential } from '../security/replica-credential.js';
+import { RetentionKeeper } from '../ops/retention.js';
 
 /** A running (or ready-to-listen) Headwater server. */
 export interface HeadwaterServer {
@@ -67,7 +67,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 /** The package version, read from package.json. */
 export const version = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
 /** Feeds the ingest series of `metrics`: outcomes, queue depth, group commit sizes and times. */
@@ -189,7 +189,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     const applied = await ReadSide.feedEnd(db);
     const writing = (await db.lead(undefined)) !== undefined;
     const state = new ModelState();
-    // Dataset aliases, joined by both graphs where they read edges (see src/graph/aliases.ts).
+    // Dataset aliases, joined by both graphs where they read edges (see src/read-model/aliases.ts).
     const aliases = new DatasetAliases();
     const graph = new LineageGraph(aliases);
     // Column lineage is the largest part of the graph (millions of edges in a warehouse): it loads once the server

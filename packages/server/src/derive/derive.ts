@@ -1,15 +1,23 @@
-import { readAssertions, type AssertionResult, type Unevaluated } from './assertions.js';
-import { executionOf, unevaluatedOf } from './execution.js';
-import { DATASET_FIELD } from '../graph/column-graph.js';
-import { canonicalJson, contentHash64, contentUuid } from './ids.js';
+import { readAssertions, type Unevaluated } from '../model/assertions.js';
+import { executionOf, unevaluatedOf } from '../model/execution.js';
+import { DATASET_FIELD, datasetVersionUuid, jobVersionUuid, simpleJobName } from '../model/identity.js';
+import {
+  emptyChangeset,
+  type Changeset,
+  type DatasetSighting,
+  type Direction,
+  type FacetUpsert,
+  type JobSighting,
+} from '../store/changeset.js';
+import { canonicalJson, contentHash64 } from '../core/ids.js';
 import {
   declaredParentOf,
   type EventDataset,
   type FacetMap,
   type NormalizedEvent,
   type Ref,
-} from './normalize.js';
-import { applyRunEvent, initialRunState, runStateOf, sameRunState } from './run-state.js';
+} from '../model/normalize.js';
+import { applyRunEvent, initialRunState, runStateOf, sameRunState } from '../model/run-state.js';
 import {
   entityKey,
   type DatasetRow,
@@ -19,176 +27,7 @@ import {
   type NamespaceRow,
   type RunRow,
   type SourceRow,
-  type FacetLatest,
 } from '../store/model-state.js';
-
-/** Input (0) or output (1) of a run or job. */
-export type Direction = 0 | 1;
-
-export interface DatasetVersionInsert {
-  id: number;
-  datasetId: number;
-  version: string;
-  fields: unknown[];
-  lifecycleState: string | null;
-  createdAt: Ms;
-  createdByRun: string | null;
-}
-
-export interface JobVersionInsert {
-  id: number;
-  jobId: number;
-  version: string;
-  location: string | null;
-  inputs: Ref[];
-  outputs: Ref[];
-  createdAt: Ms;
-}
-
-export interface RunIoUpsert {
-  runUuid: string;
-  direction: Direction;
-  datasetId: number;
-  versionId: number | null;
-  facets: FacetMap;
-  eventTime: Ms;
-}
-
-export interface ColumnEdgeUpsert {
-  outputDatasetId: number;
-  outputField: string;
-  inputDatasetId: number;
-  inputField: string;
-  type: string;
-  subtype: string;
-  description: string | null;
-  masking: boolean;
-  seen: Ms;
-}
-
-/** What one event told a dataset, kept for time travel (table dataset_sightings). */
-export interface DatasetSighting {
-  datasetId: number;
-  /** 0: read, 1: written, 2: the dataset of a DatasetEvent, 3: only named as a column-lineage input. */
-  kind: 0 | 1 | 2 | 3;
-  eventHash: string;
-  eventTime: Ms;
-  seq: number;
-  jobId: number | null;
-  runUuid: string | null;
-  versionId: number | null;
-  definesVersion: boolean;
-  modifies: boolean;
-  /** Facet name -> hash of its value. */
-  facets: Record<string, string>;
-  /** The run's input or output facets for the dataset, as this event gave them. */
-  ioFacets: FacetMap;
-}
-
-/** What one event told a job (kind 0), or that a run event named it as its parent's job (kind 1). */
-export interface JobSighting {
-  jobId: number;
-  kind: 0 | 1;
-  eventHash: string;
-  eventTime: Ms;
-  seq: number;
-  runUuid: string | null;
-  eventType: string | null;
-  /** The job version a JobEvent declared. */
-  versionId: number | null;
-  /** The job of the parent run the event named, if another job. */
-  parentJobId: number | null;
-  facets: Record<string, string>;
-  runFacets: Record<string, string>;
-}
-
-export interface SymlinkInsert {
-  datasetId: number;
-  namespace: string;
-  name: string;
-  type: string;
-}
-
-export interface FacetUpsert {
-  /** run uuid, job id or dataset id. */
-  entity: string | number;
-  name: string;
-  hash: string;
-  facet: Record<string, unknown>;
-  eventTime: Ms;
-  runUuid: string | null;
-}
-
-export interface AssertionUpsert extends AssertionResult {
-  runUuid: string;
-  datasetId: number;
-  eventTime: Ms;
-}
-
-export interface MetricsUpsert {
-  runUuid: string;
-  datasetId: number;
-  metrics: Record<string, unknown>;
-  eventTime: Ms;
-}
-
-/**
- * Everything one batch of new events changes in the model. The entity maps hold every row the batch touched
- * (the writer's mirror takes them all); the `persist` sets name the rows that store/writer.ts must write.
- */
-export interface Changeset {
-  readonly namespaces: Map<string, NamespaceRow>;
-  readonly sources: Map<string, SourceRow>;
-  readonly datasets: Map<string, DatasetRow>;
-  readonly jobs: Map<string, JobRow>;
-  readonly runs: Map<string, RunRow>;
-  readonly persist: {
-    readonly namespaces: Set<string>;
-    readonly datasets: Set<string>;
-    readonly jobs: Set<string>;
-    readonly runs: Set<string>;
-  };
-  readonly datasetVersions: Map<string, DatasetVersionInsert>;
-  readonly jobVersions: Map<string, JobVersionInsert>;
-  readonly runIo: Map<string, RunIoUpsert>;
-  readonly columnEdges: Map<string, ColumnEdgeUpsert>;
-  /** Other names of datasets (symlinks facet): `${datasetId}\0${namespace}\0${name}`. */
-  readonly symlinks: Map<string, SymlinkInsert>;
-  readonly runFacets: Map<string, FacetUpsert>;
-  readonly jobFacets: Map<string, FacetUpsert>;
-  readonly datasetFacets: Map<string, FacetUpsert>;
-  readonly assertions: Map<string, AssertionUpsert>;
-  readonly metrics: Map<string, MetricsUpsert>;
-  /** History rows, by `${entity}:${kind}:${eventHash}`. */
-  readonly datasetSightings: Map<string, DatasetSighting>;
-  readonly jobSightings: Map<string, JobSighting>;
-  /** What the mirror learns about the latest value of each facet (`${kind}:${entity}:${name}`). */
-  readonly facetTimes: Map<string, FacetLatest>;
-}
-
-function emptyChangeset(): Changeset {
-  return {
-    namespaces: new Map(),
-    sources: new Map(),
-    datasets: new Map(),
-    jobs: new Map(),
-    runs: new Map(),
-    persist: { namespaces: new Set(), datasets: new Set(), jobs: new Set(), runs: new Set() },
-    datasetVersions: new Map(),
-    jobVersions: new Map(),
-    runIo: new Map(),
-    columnEdges: new Map(),
-    symlinks: new Map(),
-    runFacets: new Map(),
-    jobFacets: new Map(),
-    datasetFacets: new Map(),
-    assertions: new Map(),
-    metrics: new Map(),
-    datasetSightings: new Map(),
-    jobSightings: new Map(),
-    facetTimes: new Map(),
-  };
-}
 
 // Some times move on every event: updated_at of namespaces, datasets and jobs, and the time that guards a
 // dataset's current version. Rewriting a row for that alone would cost a row per dataset per event, so the
@@ -1007,46 +846,6 @@ function sameDataset(a: DatasetRow, b: DatasetRow): boolean {
   );
 }
 
-/** Producers name children `parent.child`; a job's simple name drops its parent's prefix. */
-export function simpleJobName(name: string, parentName: string): string {
-  return name.startsWith(`${parentName}.`) ? name.slice(parentName.length + 1) : name;
-}
-
-/**
- * The uuid of a job version: the content address of the job's code location and the datasets it read and wrote.
- * Sorts `inputs` and `outputs` in place.
- */
-export function jobVersionUuid(
-  namespace: string,
-  name: string,
-  location: string | null,
-  inputs: Ref[],
-  outputs: Ref[],
-): string {
-  const byName = (a: Ref, b: Ref) =>
-    a.namespace === b.namespace ? (a.name < b.name ? -1 : 1) : a.namespace < b.namespace ? -1 : 1;
-  inputs.sort(byName);
-  outputs.sort(byName);
-  return contentUuid(canonicalJson({ job: [namespace, name], location, inputs, outputs }));
-}
-
-/**
- * The uuid of a dataset version: the content address of what describes the dataset. With no description at all
- * (`datasetVersionUuid(namespace, name)`), the empty version a dataset gets when first named without one.
- */
-export function datasetVersionUuid(
-  namespace: string,
-  name: string,
-  fields: unknown[] = [],
-  lifecycleState: string | null = null,
-  storage: { layer: unknown; format: unknown } | null = null,
-  symlinks: string[] | null = null,
-): string {
-  return contentUuid(
-    canonicalJson({ dataset: [namespace, name], fields, lifecycleState, storage, symlinks }),
-  );
-}
-
 function timeOf(value: unknown): Ms | null {
   if (typeof value !== 'string') return null;
   const ms = Date.parse(value);
@@ -1057,39 +856,4 @@ function timeOf(value: unknown): Ms | null {
 function sourceTypeOf(uri: string): string {
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(uri)?.[1];
   return (scheme ?? uri).toUpperCase();
-}
-
-/**
- * Applies a committed changeset to the writer's mirror. Must be called only after the transaction that wrote
- * it has committed, so a rolled-back batch leaves the mirror untouched.
- */
-export function applyChangeset(state: ModelState, changes: Changeset): void {
-  const { persist } = changes;
-  for (const [name, row] of changes.namespaces) {
-    const old = state.namespaces.get(name);
-    state.addNamespace(persist.namespaces.has(name) || !old ? row : { ...row, updatedAt: old.updatedAt });
-  }
-  for (const row of changes.sources.values()) state.sources.set(row.name, row);
-  for (const [key, row] of changes.datasets) {
-    state.addDataset(
-      persist.datasets.has(key)
-        ? { ...row, storedUpdatedAt: row.updatedAt, storedVersionTime: row.currentVersionTime }
-        : row,
-    );
-  }
-  for (const [key, row] of changes.jobs) {
-    state.addJob(persist.jobs.has(key) ? { ...row, storedUpdatedAt: row.updatedAt } : row);
-  }
-  for (const row of changes.runs.values()) state.runs.set(row.uuid, row);
-  for (const row of changes.datasetVersions.values()) {
-    state.datasetVersions.set(row.version, { id: row.id, ownerId: row.datasetId });
-  }
-  for (const row of changes.jobVersions.values()) {
-    state.jobVersions.set(row.version, { id: row.id, ownerId: row.jobId });
-  }
-  for (const [key, edge] of changes.columnEdges) {
-    state.columnEdges.set(key, Math.min(state.columnEdges.get(key) ?? edge.seen, edge.seen));
-  }
-  for (const key of changes.symlinks.keys()) state.symlinks.set(key, true);
-  for (const [key, latest] of changes.facetTimes) state.facets.set(key, latest);
 }

@@ -12,8 +12,8 @@ import {
   type FacetHygiene,
   type HygieneRule,
 } from '@headwater/openlineage';
-import { readConfigFile, type ConfigReader } from '../config-reader.js';
-import { HeadwaterError } from '../errors.js';
+import { readConfigFile, type ConfigReader } from '../core/config-reader.js';
+import { HeadwaterError } from '../core/errors.js';
 import { DEFAULT_EVENT_LIMITS, type EventLimits } from './limits.js';
 
 /** What the server does to events at ingest beyond checking them. */

@@ -1,7 +1,7 @@
 import { kafkaConnectionOptions, KafkaConfigError } from '@headwater/openlineage';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { ServerConfig } from '../config.js';
-import { HeadwaterError } from '../errors.js';
+import type { ServerConfig } from '../config/server-config.js';
+import { HeadwaterError } from '../core/errors.js';
 import { registerHttpCore } from '../api/http-core.js';
 import { registerIngestRoutes } from '../api/ingest-routes.js';
 import {
@@ -10,13 +10,18 @@ import {
   type CheckedEvent,
   type EventOutcome,
   type IncomingEvent,
-} from '../ingest/front-door.js';
-import type { NormalizedEvent } from '../ingest/normalize.js';
-import type { IngestPipeline } from '../ingest/pipeline.js';
-import type { IngestPolicy } from '../ingest/redaction.js';
-import { createValidator, type Validator } from '../ingest/validate.js';
-import { createForwarder, type ForwardConfig, type ForwardedEvent, type Forwarder } from './forwarder.js';
-import { createKafkaIngest, type KafkaIngest, type StreamLogger } from './kafka-ingest.js';
+} from '../accept/front-door.js';
+import type { NormalizedEvent } from '../model/normalize.js';
+import type { IngestPipeline } from '../accept/pipeline.js';
+import type { IngestPolicy } from '../accept/redaction.js';
+import { createValidator, type Validator } from '../accept/validate.js';
+import {
+  createForwarder,
+  type ForwardConfig,
+  type ForwardedEvent,
+  type Forwarder,
+} from '../streams/forwarder.js';
+import { createKafkaIngest, type KafkaIngest, type StreamLogger } from '../streams/kafka-ingest.js';
 
 /** The event as the forwarder takes it: parsed, with its text on one line (the spool is line-based). */
 function forwarded(event: NormalizedEvent, value?: unknown): ForwardedEvent {

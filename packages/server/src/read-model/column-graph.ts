@@ -1,9 +1,10 @@
+import { DATASET_FIELD } from '../model/identity.js';
 import type { ReadDelta } from '../store/read-delta.js';
 import type { Queryable } from '../store/db.js';
 import { MS, type Ms } from '../store/model-state.js';
 import { readAll, selectColumns } from '../store/paged-read.js';
 import { float64s, int32s } from './growable.js';
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 import { DatasetAliases } from './aliases.js';
 
 /** A column: dataset id and field name. */
@@ -26,13 +27,6 @@ export interface ColumnInput extends FieldRef {
 }
 
 const keyOf = (datasetId: number, field: string) => `${datasetId}\u0000${field}`;
-
-/**
- * The output field of a column edge from an input column that influences the whole output dataset (the
- * columnLineage facet's `dataset` list: JOIN, FILTER, GROUP_BY, SORT...). Such an edge is no column of the
- * output: it is kept apart, and analyses count it as an input of every column of the output.
- */
-export const DATASET_FIELD = '';
 
 /** A dataset-level input edge: the transformation kinds and when each was first seen. */
 interface WholeEdge {

@@ -1,4 +1,4 @@
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from '../core/errors.js';
 import type { Db, Queryable } from '../store/db.js';
 import { isStoreUnavailable, type StoreHealth } from '../store/availability.js';
 import { ModelState } from '../store/model-state.js';
@@ -6,8 +6,9 @@ import { readDelta, type ReadDelta } from '../store/read-delta.js';
 import { readCutoffs, type CutoffRow } from '../store/job-cutoffs.js';
 import { readRuns, recordExclusiveWrite, writeBatch } from '../store/writer.js';
 import { upsertSource, type SourceRecord } from '../store/queries/sources.js';
-import { applyChangeset, deriveChanges, type Changeset } from './derive.js';
-import type { NormalizedEvent } from './normalize.js';
+import { deriveChanges } from '../derive/derive.js';
+import { applyChangeset, type Changeset } from '../store/changeset.js';
+import type { NormalizedEvent } from '../model/normalize.js';
 
 /** What became of one submitted event. */
 export type EventOutcome = 'stored' | 'duplicate';

@@ -1,7 +1,9 @@
-import { contentUuid, runUuidOf } from './ids.js';
-import { parseEventTime } from './event-time.js';
+import { contentUuid, runUuidOf } from '../core/ids.js';
+import { parseEventTime } from '../core/event-time.js';
 import type { EventType } from './run-state.js';
-import type { EventKind } from './validate.js';
+
+/** The three OpenLineage event kinds: RunEvent, DatasetEvent and JobEvent. */
+export type EventKind = 'run' | 'dataset' | 'job';
 
 /** Facets keyed by facet name, as received. */
 export type FacetMap = Readonly<Record<string, Record<string, unknown>>>;

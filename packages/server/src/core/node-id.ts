@@ -1,4 +1,4 @@
-import { HeadwaterError } from '../errors.js';
+import { HeadwaterError } from './errors.js';
 
 /** A parsed lineage node id, in Marquez's grammar. */
 export type NodeId =

@@ -110,7 +110,7 @@ export const LEGACY_RUN_ARGS_FACET = 'marquez_runArgs';
 
 /** The `producer` of the events the legacy API makes (a URI, as the spec asks). */
 export function legacyProducer(version: string): string {
-  return `https://github.com/headwater/headwater/tree/v${version}/packages/server/src/ingest/marquez-legacy.ts`;
+  return `https://github.com/headwater/headwater/tree/v${version}/packages/server/src/accept/marquez-legacy.ts`;
 }
 
 const refs = (list: readonly LegacyRef[]) => list.map(({ namespace, name }) => ({ namespace, name }));

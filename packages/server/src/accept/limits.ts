@@ -5,7 +5,7 @@
  * thousand datasets costs the writer tens of seconds that every other producer would wait for. An event over a
  * limit is rejected alone with the JSON path and the limit, and the rest of its batch is stored.
  */
-import { appendPath, ROOT_PATH } from './json-path.js';
+import { appendPath, ROOT_PATH } from '../core/json-path.js';
 import type { ValidationIssue } from './validate.js';
 
 /** The limits an event must keep, documented in the README ("Limits"). */
