@@ -7,6 +7,7 @@ import { restoreCommand } from '../src/cli/restore.js';
 import pg from 'pg';
 import { backends, startServer } from './helpers/backends.js';
 import { runCli } from './helpers/cli.js';
+import { waitFor } from './helpers/wait.js';
 
 const T0 = Date.UTC(2025, 2, 1);
 const uuid = (n: number) => `0195f000-0000-7000-8000-${String(n).padStart(12, '0')}`;
@@ -176,9 +177,12 @@ describe.each(moves)(
           next += 20;
         }
       })();
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Batches are going in when the backup starts, and go on after it ends (which the events it missed show).
+      const batchesPast = (mark: number) =>
+        waitFor(`two batches after event ${mark}`, () => next >= mark + 40 || next >= 1400);
+      await batchesPast(400);
       expect(await backupCommand(['--out', file, '--url', original.url])).toBe(0);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await batchesPast(next);
       ingesting = false;
       await ingest;
 
