@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/security/keys.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { spawnServer, type ChildServer } from './helpers/child-server.js';
 import { until, waitFor } from './helpers/wait.js';
 
@@ -207,8 +207,8 @@ const aliasPath = (ref: Ref) =>
   `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/datasets/${encodeURIComponent(ref.name)}/alias`;
 
 describe.each(backends())('dataset aliases on the $name store', (backend) => {
-  let joined: Awaited<ReturnType<typeof startServer>>;
-  let oracle: Awaited<ReturnType<typeof startServer>>;
+  let joined: Awaited<ReturnType<typeof startApp>>;
+  let oracle: Awaited<ReturnType<typeof startApp>>;
 
   const call = async (
     ctx: typeof joined,
@@ -251,7 +251,7 @@ describe.each(backends())('dataset aliases on the $name store', (backend) => {
   };
 
   beforeAll(async () => {
-    [joined, oracle] = await Promise.all([startServer(backend), startServer(backend)]);
+    [joined, oracle] = await Promise.all([startApp(backend), startApp(backend)]);
     await Promise.all([ingest(joined, EVENTS), ingest(oracle, EVENTS.map(renamed))]);
   });
   afterAll(async () => {
@@ -428,14 +428,14 @@ describe.each(backends())('dataset aliases on the $name store', (backend) => {
 });
 
 describe.each(backends())('dataset aliases and namespace scopes on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   let admin: string;
   let reader: string;
   const get = (url: string, key: string) =>
     ctx.server.app.inject({ url, headers: { authorization: `Bearer ${key}` } });
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
     for (const event of EVENTS) {
       const response = await ctx.server.app.inject({
         method: 'POST',

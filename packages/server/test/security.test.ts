@@ -4,7 +4,7 @@ import { createServer } from '../src/servers/server.js';
 import { ApiKeyVerifier, createApiKey, keyParts } from '../src/security/keys.js';
 import type { Queryable } from '../src/store/db.js';
 import { ReplicaCredential } from '../src/security/replica-credential.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { until } from './helpers/wait.js';
 import { runEvent, RUN_1, T0 } from './read-scenario.js';
 
@@ -20,7 +20,7 @@ const event = (namespace: string, input = 'open://lake', runId = RUN_1) =>
   });
 
 describe.each(backends())('authentication and authorisation on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   const keys: Record<string, string> = {};
   const call = (
     method: string,
@@ -41,7 +41,7 @@ describe.each(backends())('authentication and authorisation on the $name store',
     });
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
   });
   afterAll(async () => {
     await ctx?.stop();
@@ -238,9 +238,9 @@ describe.each(backends())('authentication and authorisation on the $name store',
 });
 
 describe.each(backends())('keys while the store is away ($name)', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
   });
   afterAll(async () => {
     await ctx?.stop();
@@ -278,7 +278,7 @@ describe.each(backends())('keys while the store is away ($name)', (backend) => {
 
 describe('rate limits', () => {
   const [embedded] = backends();
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   const keys: Record<string, string> = {};
   const call = (method: string, url: string, key?: string) =>
     ctx.server.app.inject({
@@ -288,7 +288,7 @@ describe('rate limits', () => {
     });
 
   beforeAll(async () => {
-    ctx = await startServer(embedded!, {
+    ctx = await startApp(embedded!, {
       security: {
         ...resolveConfig({}, {}).security,
         rateLimitPerKey: 5,
