@@ -6,6 +6,10 @@ import { compareText as compare, datasetNamedOrLinked, jobNamed } from '../store
 import type { AppDeps } from './deps.js';
 import { parseNodeId } from '../core/node-id.js';
 import { asOfParam, loadDatasetRecordsAsOf, retainedAsOf } from './as-of.js';
+import { Ref } from '../core/json-schema.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
+import { ColumnLineageGraphSchema } from './schemas/lineage.js';
 
 interface ColumnLineageQuery {
   nodeId: string;
@@ -22,6 +26,7 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
   app.get<{ Querystring: ColumnLineageQuery }>(
     '/api/v1/column-lineage',
     {
+      ...plainJson,
       schema: {
         tags: ['Lineage'],
         summary: 'Column-level lineage around a dataset, a column or a job',
@@ -60,6 +65,7 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
             asOf: asOfParam,
           },
         },
+        response: responses(Ref(ColumnLineageGraphSchema), 400, 404, 410),
       },
     },
     async (request) => {

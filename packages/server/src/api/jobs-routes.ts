@@ -17,20 +17,14 @@ import type { Db } from '../store/db.js';
 import type { AppDeps } from './deps.js';
 import { readableNamespaces } from './visibility.js';
 import { asOfParam, loadJobAsOf, retainedAsOf } from './as-of.js';
-import {
-  jobsJson,
-  jobVersionJson,
-  listSchema,
-  loadJobs,
-  loadRuns,
-  pageParams,
-  plainJson,
-  responses,
-  runsJson,
-  schemaRef,
-  type JobJson,
-  type PageQuery,
-} from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { jobsJson, jobVersionJson, loadJobs } from './json/job.js';
+import { loadRuns, runsJson } from './json/run.js';
+import { pageParams, type PageQuery } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { listSchema, responses } from './schemas/common.js';
+import { type JobJson, JobSchema, JobVersionSchema } from './schemas/job.js';
+import { RunSchema } from './schemas/run.js';
 
 interface JobParams {
   namespace: string;
@@ -92,7 +86,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags: TAGS,
         summary: 'List the jobs of all namespaces, most recently updated first',
         querystring: jobListQuery,
-        response: responses(listSchema('jobs', 'Job', true), 400),
+        response: responses(listSchema('jobs', JobSchema, true), 400),
       },
     },
     (request) =>
@@ -114,7 +108,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         summary: 'List the jobs of a namespace, most recently updated first',
         params: { type: 'object', properties: { namespace: text }, required: ['namespace'] },
         querystring: jobListQuery,
-        response: responses(listSchema('jobs', 'Job', true), 400, 404),
+        response: responses(listSchema('jobs', JobSchema, true), 400, 404),
       },
     },
     (request) =>
@@ -137,7 +131,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         description: 'With `asOf`, the job as it was then: its edges, runs, run states, version and facets.',
         params: params(),
         querystring: { type: 'object', properties: { asOf: asOfParam } },
-        response: responses(schemaRef('Job'), 400, 404, 410),
+        response: responses(Ref(JobSchema), 400, 404, 410),
       },
     },
     async (request) => {
@@ -163,7 +157,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags: TAGS,
         summary: 'Soft-delete a job: hidden until the next event that names it',
         params: params(),
-        response: responses(schemaRef('Job'), 404),
+        response: responses(Ref(JobSchema), 404),
       },
     },
     (request) =>
@@ -187,7 +181,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         summary: 'List the versions of a job, newest first',
         params: params(),
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('versions', 'JobVersion', false), 400, 404),
+        response: responses(listSchema('versions', JobVersionSchema, false), 400, 404),
       },
     },
     async (request) => {
@@ -218,7 +212,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags: TAGS,
         summary: 'Get a version of a job',
         params: params('version'),
-        response: responses(schemaRef('JobVersion'), 404),
+        response: responses(Ref(JobVersionSchema), 404),
       },
     },
     async (request) => {
@@ -249,7 +243,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         summary: 'List the runs of a job, newest first (by startedAt, runs that never started last)',
         params: params(),
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('runs', 'Run', true), 400, 404),
+        response: responses(listSchema('runs', RunSchema, true), 400, 404),
       },
     },
     async (request) => {
@@ -270,7 +264,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags: TAGS,
         summary: 'Tag a job (a tag that does not exist yet is created)',
         params: params('tag'),
-        response: responses(schemaRef('Job'), 404),
+        response: responses(Ref(JobSchema), 404),
       },
     },
     async (request) => {
@@ -288,7 +282,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags: TAGS,
         summary: 'Remove a tag from a job',
         params: params('tag'),
-        response: responses(schemaRef('Job'), 404),
+        response: responses(Ref(JobSchema), 404),
       },
     },
     async (request) => {

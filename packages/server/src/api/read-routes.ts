@@ -7,7 +7,7 @@ import { registerNamespaceRoutes } from './namespaces-routes.js';
 import { registerQualityRoutes } from './quality-routes.js';
 import { registerRunRoutes } from './runs-routes.js';
 import { registerSearchRoutes } from './search-routes.js';
-import { sharedSchemas } from './shapes.js';
+import { sharedSchemas } from './schemas/shared.js';
 import { registerSourceRoutes } from './sources-routes.js';
 import { registerStatsRoutes } from './stats-routes.js';
 import { registerTagRoutes } from './tags-routes.js';

@@ -4,7 +4,10 @@ import { ROLES } from '../security/access.js';
 import { auditJson, listAudit, recordAudit } from '../store/queries/audit.js';
 import { apiKeyJson, createApiKey, listApiKeys, revokeApiKey } from '../security/keys.js';
 import type { AppDeps } from './deps.js';
-import { pageParams, parseJsonBody, responses, schemaRef, type PageQuery } from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { parseJsonBody } from './json-body.js';
+import { pageParams, type PageQuery } from './paging.js';
+import { ErrorSchema, responses } from './schemas/common.js';
 
 const keySchema = {
   type: 'object',
@@ -138,8 +141,8 @@ export function registerSecurityRoutes(app: FastifyInstance, deps: AppDeps): voi
           additionalProperties: false,
         },
         response: {
-          400: schemaRef('Error'),
-          401: schemaRef('Error'),
+          400: Ref(ErrorSchema),
+          401: Ref(ErrorSchema),
           201: { type: 'object', properties: { key: { type: 'string' }, ...keySchema.properties } },
         },
       },

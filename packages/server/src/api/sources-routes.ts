@@ -2,15 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { HeadwaterError } from '../core/errors.js';
 import { findSource, listSources } from '../store/queries/sources.js';
 import type { AppDeps } from './deps.js';
-import {
-  listSchema,
-  pageParams,
-  plainJson,
-  responses,
-  schemaRef,
-  sourceJson,
-  type PageQuery,
-} from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { sourceJson } from './json/namespace.js';
+import { pageParams, type PageQuery } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { listSchema, responses } from './schemas/common.js';
+import { SourceSchema } from './schemas/namespace.js';
 
 /** /api/v1/sources: the sources datasets live in (from the dataSource facet). */
 export function registerSourceRoutes(app: FastifyInstance, { db }: AppDeps): void {
@@ -22,7 +19,7 @@ export function registerSourceRoutes(app: FastifyInstance, { db }: AppDeps): voi
         tags: ['Sources'],
         summary: 'List sources, ordered by name',
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('sources', 'Source', false), 400),
+        response: responses(listSchema('sources', SourceSchema, false), 400),
       },
     },
     async (request) => {
@@ -39,7 +36,7 @@ export function registerSourceRoutes(app: FastifyInstance, { db }: AppDeps): voi
         tags: ['Sources'],
         summary: 'Get a source',
         params: { type: 'object', properties: { source: { type: 'string' } }, required: ['source'] },
-        response: responses(schemaRef('Source'), 404),
+        response: responses(Ref(SourceSchema), 404),
       },
     },
     async (request) => {
