@@ -9,6 +9,7 @@ import { demoScenario } from '../src/cli/demo-scenario.js';
 import type { CommandIo } from '../src/cli/http.js';
 import { opsScenario, runId, schemaScenario, streamScenario } from './analysis-scenarios.js';
 import { backends, startServer } from './helpers/backends.js';
+import { checkResponse, documentedRoutes, type DocumentedRoute } from './helpers/openapi.js';
 
 const WAREHOUSE = 'postgres://warehouse.acme.internal:5432';
 const demo = {
@@ -35,10 +36,13 @@ const quiet: CommandIo = { stdout: { write: () => true }, stderr: { write: () =>
 
 describe.each(backends())('lineage analysis on the $name store', (backend) => {
   let ctx: Awaited<ReturnType<typeof startServer>>;
+  let routes: DocumentedRoute[];
   const get = async <T>(path: string, query: Record<string, string>, status = 200): Promise<T> => {
     const response = await fetch(`${ctx.url}${path}?${new URLSearchParams(query).toString()}`);
     const body = (await response.json()) as T;
     expect({ status: response.status, body }).toMatchObject({ status });
+    // Every answer is the one its schema documents (the schema the web's types are derived from).
+    checkResponse(routes, 'GET', path.replace(/^\/api\/v1/, ''), response.status, body);
     return body;
   };
   const rootCause = (nodeId: string, at?: string) =>
@@ -46,6 +50,7 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
 
   beforeAll(async () => {
     ctx = await startServer(backend);
+    routes = await documentedRoutes(ctx.url);
     expect(await demoCommand(['--url', ctx.url], quiet)).toBe(0);
     const response = await fetch(`${ctx.url}/api/v1/lineage/batch`, {
       method: 'POST',

@@ -1,7 +1,11 @@
 import { expect } from 'vitest';
+import { checkResponse, type DocumentedRoute } from './openapi.js';
 
-/** A client of a running server for tests: GETs that must answer 200, and event posts that must be accepted. */
-export function apiOf(url: () => string) {
+/**
+ * A client of a running server for tests: GETs that must answer 200, and event posts that must be accepted.
+ * With `documented` (see documentedRoutes), every answer must also match the schema the OpenAPI document gives it.
+ */
+export function apiOf(url: () => string, documented?: () => readonly DocumentedRoute[]) {
   return {
     async get<T>(path: string): Promise<T> {
       const response = await fetch(`${url()}${path}`);
@@ -12,7 +16,9 @@ export function apiOf(url: () => string) {
         status: 200,
         body: '',
       });
-      return JSON.parse(body) as T;
+      const parsed = JSON.parse(body) as T;
+      if (documented) checkResponse(documented(), 'GET', path.replace(/^\/api\/v1/, ''), 200, parsed);
+      return parsed;
     },
     async status(path: string): Promise<number> {
       const response = await fetch(`${url()}${path}`);
