@@ -26,6 +26,43 @@ export default tseslint.config(
     },
   },
   {
+    // The benchmark depends on the server and on test-support, never the reverse: no other package imports it.
+    files: ['packages/**/*.ts', 'packages/**/*.tsx'],
+    ignores: ['packages/bench/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)bench(/|$)',
+              message:
+                'Only packages/bench imports the benchmark; move what both need to @headwater/test-support.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Test-support is a leaf that the server's tests and the benchmark share: it imports neither.
+    files: ['packages/test-support/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)(bench|server)(/|$)|^headwater(/|$)',
+              message:
+                '@headwater/test-support imports neither the server nor the benchmark: they import it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.test.ts', '**/test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
