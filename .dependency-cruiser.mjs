@@ -15,6 +15,7 @@ export const SERVER_LAYERS = [
   'streams', // Kafka ingest and the proxy's forwarder
   'security', // keys, OIDC, scopes, redaction of answers
   'ops', // metrics and retention
+  'alerts', // incident delivery: alerts configuration, messages, channels (webhook, Slack, e-mail), retries
   'analysis', // root cause, impact, diffs, quality
   'accept', // the front door: validation, limits, redaction of events, the ingest pipeline
   'derive', // an event's changes to the lineage model, as a changeset
