@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { listTags, upsertTag } from '../store/queries/tags.js';
 import type { AppDeps } from './deps.js';
 import {
@@ -12,8 +13,13 @@ import {
   type PageQuery,
 } from './shapes.js';
 
+/** What the tag routes read: the store. */
+export type TagRouteDeps = Pick<AppDeps, 'db'>;
+
 /** /api/v1/tags: the tags datasets, fields and jobs can carry. */
-export function registerTagRoutes(app: FastifyInstance, { db }: AppDeps): void {
+export const tagRoutes = fastifyPlugin<TagRouteDeps>(registerTagRoutes, { name: 'tag-routes' });
+
+function registerTagRoutes(app: FastifyInstance, { db }: TagRouteDeps, done: (error?: Error) => void): void {
   app.get<{ Querystring: PageQuery }>(
     '/api/v1/tags',
     {
@@ -46,4 +52,5 @@ export function registerTagRoutes(app: FastifyInstance, { db }: AppDeps): void {
     },
     (request) => upsertTag(db, request.params.tag, request.body?.description ?? null),
   );
+  done();
 }

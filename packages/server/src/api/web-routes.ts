@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
-import type { AppDeps } from './deps.js';
+import fastifyPlugin from 'fastify-plugin';
 
 /**
  * The web app a server whose package folder is `serverRoot` serves. In a checkout of the repository (the server's
@@ -71,13 +71,22 @@ function acceptsHtml(request: FastifyRequest): boolean {
  * at once) for every other browser navigation, so that any URL of the app can be pasted into a ticket and opened
  * directly.
  * When the app is not built, browsers get a page that says how to build it.
- *
- * @param distDir - the built app; `@default` {@link defaultWebDistDir}
  */
-export function registerWebRoutes(
+export const webRoutes = fastifyPlugin<WebRouteDeps>(registerWebRoutes, { name: 'web-routes' });
+
+/** What the web app's routes need: where the built app is. */
+export interface WebRouteDeps {
+  /**
+   * The built app.
+   * @default {@link defaultWebDistDir}
+   */
+  readonly distDir?: string;
+}
+
+function registerWebRoutes(
   app: FastifyInstance,
-  _deps: AppDeps,
-  distDir: string = defaultWebDistDir,
+  { distDir = defaultWebDistDir }: WebRouteDeps,
+  done: (error?: Error) => void,
 ): void {
   const indexFile = `${distDir.replace(/\/$/, '')}/index.html`;
   // An encapsulated plugin: @fastify/static's reply.sendFile is only needed here. `serve: false` because its own
@@ -103,4 +112,5 @@ export function registerWebRoutes(
       return reply.callNotFound();
     });
   });
+  done();
 }
