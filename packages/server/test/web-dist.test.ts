@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { AppDeps } from './deps.js';
-import { registerWebRoutes, webDistDirOf } from './web-routes.js';
+import { webDistDirOf, webRoutes } from '../src/api/web-routes.js';
 
 describe('the web app a server serves', () => {
   let root: string;
@@ -39,7 +38,7 @@ describe('the web app a server serves', () => {
     expect(dir).toBe(`${path.join(server, 'web')}${path.sep}`);
 
     const app = Fastify();
-    registerWebRoutes(app, {} as AppDeps, dir);
+    await app.register(webRoutes, { distDir: dir });
     const page = await app.inject({ url: '/lineage?node=x', headers: { accept: 'text/html' } });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<title>packed copy</title>');
