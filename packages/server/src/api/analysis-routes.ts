@@ -4,6 +4,7 @@
  * the answers.
  */
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { ColumnPathsResultSchema, columnPaths } from '../analysis/column-paths.js';
 import { resolveAnalysisNode, type AnalysisSource, type AnalysisTime } from '../analysis/context.js';
 import { IMPACT_CHANGES, ImpactResultSchema, impact, type ImpactChange } from '../analysis/impact.js';
@@ -53,8 +54,19 @@ function parseAnalysisNodeId(nodeId: string, jobs: boolean): NamedNode {
   return node;
 }
 
+/** What the analyses read: the store, the read model and both graphs. */
+export type AnalysisRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph' | 'columnGraph'>;
+
 /** Registers the analysis routes. */
-export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): void {
+export const analysisRoutes = fastifyPlugin<AnalysisRouteDeps>(registerAnalysisRoutes, {
+  name: 'analysis-routes',
+});
+
+function registerAnalysisRoutes(
+  app: FastifyInstance,
+  deps: AnalysisRouteDeps,
+  done: (error?: Error) => void,
+): void {
   const source: AnalysisSource = {
     db: deps.db,
     state: deps.state,
@@ -320,4 +332,5 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AppDeps): voi
       return graphDiff(source, { start, from, to, depth, direction });
     },
   );
+  done();
 }

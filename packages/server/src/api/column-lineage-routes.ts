@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import type { FieldRef } from '../read-model/column-graph.js';
 import { findDatasets } from '../store/queries/datasets.js';
@@ -19,8 +20,19 @@ interface ColumnLineageQuery {
   asOf?: string;
 }
 
+/** What column lineage reads: the store, the read model and both graphs. */
+export type ColumnLineageRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph' | 'columnGraph'>;
+
 /** GET /api/v1/column-lineage: Marquez's column-level lineage graph of DATASET_FIELD nodes. */
-export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps): void {
+export const columnLineageRoutes = fastifyPlugin<ColumnLineageRouteDeps>(registerColumnLineageRoutes, {
+  name: 'column-lineage-routes',
+});
+
+function registerColumnLineageRoutes(
+  app: FastifyInstance,
+  deps: ColumnLineageRouteDeps,
+  done: (error?: Error) => void,
+): void {
   const { state, graph, columnGraph, db } = deps;
 
   app.get<{ Querystring: ColumnLineageQuery }>(
@@ -179,4 +191,5 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
       };
     },
   );
+  done();
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import {
@@ -7,16 +8,12 @@ import {
   datasetVersionFacets,
   findDatasets,
   findDatasetVersion,
-  hideDataset,
   listDatasets,
   listDatasetVersions,
-  tagDataset,
-  tagDatasetField,
-  untagDataset,
-  untagDatasetField,
   type DatasetRecord,
   type DatasetVersionRecord,
 } from '../store/queries/datasets.js';
+import type { IngestPipeline } from '../accept/pipeline.js';
 import type { Db } from '../store/db.js';
 import { datasetNamed, datasetNamedOrLinked, namespaceNamed } from '../store/queries/lookup.js';
 import { aliasFieldsOf } from './aliases-routes.js';
@@ -78,8 +75,21 @@ async function versionsJson(
   );
 }
 
+/** What the dataset routes need: the readers, and the writer that soft-deletes and tags. */
+export type DatasetRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph'> & {
+  readonly pipeline: Pick<IngestPipeline, 'hide' | 'tag' | 'untag'>;
+};
+
 /** /api/v1/namespaces/{namespace}/datasets: datasets, their versions, tags and soft delete. */
-export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void {
+export const datasetRoutes = fastifyPlugin<DatasetRouteDeps>(registerDatasetRoutes, {
+  name: 'dataset-routes',
+});
+
+function registerDatasetRoutes(
+  app: FastifyInstance,
+  deps: DatasetRouteDeps,
+  done: (error?: Error) => void,
+): void {
   const { db, state, pipeline, graph } = deps;
   const base = '/api/v1/namespaces/:namespace/datasets';
 
@@ -151,15 +161,11 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
     },
     async (request) => {
       const { namespace, dataset } = request.params;
-      return pipeline.exclusive(async (store, mirror) => {
-        const row = datasetNamed(mirror, namespace, dataset);
-        const json = await datasetById(store, row.id);
-        await hideDataset(store, row.id);
-        mirror.addDataset({ ...row, isHidden: true });
-        state.setHidden('dataset', row.id, true);
-        graph.setHidden('dataset', row.id, true);
-        return json;
-      });
+      const { id } = datasetNamed(state, namespace, dataset);
+      // Marquez answers with the dataset as it was before the delete.
+      const json = await datasetById(db, id);
+      await pipeline.hide('dataset', id);
+      return json;
     },
   );
 
@@ -231,7 +237,7 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
     async (request) => {
       const { namespace, dataset, tag } = request.params;
       const { id } = datasetNamed(state, namespace, dataset);
-      await pipeline.exclusive((store) => tagDataset(store, id, tag));
+      await pipeline.tag([{ kind: 'dataset', id, tag }]);
       return datasetById(db, id);
     },
   );
@@ -250,7 +256,7 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
     async (request) => {
       const { namespace, dataset, tag } = request.params;
       const { id } = datasetNamed(state, namespace, dataset);
-      await pipeline.exclusive((store) => untagDataset(store, id, tag));
+      await pipeline.untag([{ kind: 'dataset', id, tag }]);
       return datasetById(db, id);
     },
   );
@@ -288,9 +294,9 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
     },
     async (request) => {
       const id = await fieldOf(request.params);
-      await pipeline.exclusive((store) =>
-        tagDatasetField(store, id, request.params.field, request.params.tag.toUpperCase()),
-      );
+      await pipeline.tag([
+        { kind: 'field', id, field: request.params.field, tag: request.params.tag.toUpperCase() },
+      ]);
       return datasetById(db, id);
     },
   );
@@ -308,10 +314,11 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
     },
     async (request) => {
       const id = await fieldOf(request.params);
-      await pipeline.exclusive((store) =>
-        untagDatasetField(store, id, request.params.field, request.params.tag.toUpperCase()),
-      );
+      await pipeline.untag([
+        { kind: 'field', id, field: request.params.field, tag: request.params.tag.toUpperCase() },
+      ]);
       return datasetById(db, id);
     },
   );
+  done();
 }

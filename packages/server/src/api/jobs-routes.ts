@@ -1,19 +1,18 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import {
   countJobs,
   findJobVersion,
-  hideJob,
   listJobs,
   listJobVersions,
-  tagJob,
-  untagJob,
   type JobFilter,
 } from '../store/queries/jobs.js';
 import { jobNamed, namespaceNamed } from '../store/queries/lookup.js';
 import { countJobRuns, listJobRuns } from '../store/queries/runs.js';
-import type { Db } from '../store/db.js';
+import type { IngestPipeline } from '../accept/pipeline.js';
+import type { ServerConfig } from '../config/server-config.js';
 import type { AppDeps } from './deps.js';
 import { readableNamespaces } from './visibility.js';
 import { asOfParam, loadJobAsOf, retainedAsOf } from './as-of.js';
@@ -59,13 +58,21 @@ const jobListQuery = {
 
 const TAGS = ['Jobs'];
 
+/** What the job routes need: the readers, when a run is stale, and the writer that soft-deletes and tags. */
+export type JobRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph'> & {
+  readonly config: Pick<ServerConfig, 'staleRunAfterMs'>;
+  readonly pipeline: Pick<IngestPipeline, 'hide' | 'tag' | 'untag'>;
+};
+
 /** /api/v1/jobs and /api/v1/namespaces/{namespace}/jobs: jobs, their versions, runs, tags and soft delete. */
-export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const { db, state, pipeline, graph } = deps;
+export const jobRoutes = fastifyPlugin<JobRouteDeps>(registerJobRoutes, { name: 'job-routes' });
+
+function registerJobRoutes(app: FastifyInstance, deps: JobRouteDeps, done: (error?: Error) => void): void {
+  const { db, state, pipeline } = deps;
   const base = '/api/v1/namespaces/:namespace/jobs';
 
-  async function jobById(store: Db, id: number): Promise<JobJson> {
-    const job = (await loadJobs({ ...deps, db: store }, [id])).get(id);
+  async function jobById(id: number): Promise<JobJson> {
+    const job = (await loadJobs(deps, [id])).get(id);
     if (!job) throw new HeadwaterError('NOT_FOUND', `Job ${id} vanished while it was read; retry.`);
     return job;
   }
@@ -138,7 +145,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
       const { namespace, job } = request.params;
       const id = jobNamed(state, namespace, job).id;
       const asOf = await retainedAsOf(db, request.query.asOf);
-      if (!asOf) return jobById(db, id);
+      if (!asOf) return jobById(id);
       const then = await loadJobAsOf(deps, id, asOf);
       if (!then)
         throw new HeadwaterError(
@@ -160,16 +167,13 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         response: responses(Ref(JobSchema), 404),
       },
     },
-    (request) =>
-      pipeline.exclusive(async (store, mirror) => {
-        const row = jobNamed(mirror, request.params.namespace, request.params.job);
-        const json = await jobById(store, row.id);
-        await hideJob(store, row.id);
-        mirror.addJob({ ...row, isHidden: true });
-        state.setHidden('job', row.id, true);
-        graph.setHidden('job', row.id, true);
-        return json;
-      }),
+    async (request) => {
+      const { id } = jobNamed(state, request.params.namespace, request.params.job);
+      // Marquez answers with the job as it was before the delete.
+      const json = await jobById(id);
+      await pipeline.hide('job', id);
+      return json;
+    },
   );
 
   app.get<{ Params: JobParams; Querystring: PageQuery }>(
@@ -269,8 +273,8 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     async (request) => {
       const { id } = jobNamed(state, request.params.namespace, request.params.job);
-      await pipeline.exclusive((store) => tagJob(store, id, request.params.tag));
-      return jobById(db, id);
+      await pipeline.tag([{ kind: 'job', id, tag: request.params.tag }]);
+      return jobById(id);
     },
   );
 
@@ -287,8 +291,9 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     async (request) => {
       const { id } = jobNamed(state, request.params.namespace, request.params.job);
-      await pipeline.exclusive((store) => untagJob(store, id, request.params.tag));
-      return jobById(db, id);
+      await pipeline.untag([{ kind: 'job', id, tag: request.params.tag }]);
+      return jobById(id);
     },
   );
+  done();
 }

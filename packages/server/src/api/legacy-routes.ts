@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import type { IngestFrontDoor } from '../accept/front-door.js';
 import { isUuid, runUuidOf } from '../core/ids.js';
@@ -14,7 +15,9 @@ import {
   type LegacyRef,
   type LegacyRunAction,
 } from '../accept/marquez-legacy.js';
-import { tagDataset, tagDatasetField } from '../store/queries/datasets.js';
+import type { IngestPipeline } from '../accept/pipeline.js';
+import type { ServerConfig } from '../config/server-config.js';
+import type { TagChange } from '../store/edits.js';
 import { datasetNamed, jobNamed, namespaceNamed } from '../store/queries/lookup.js';
 import { findRuns } from '../store/queries/runs.js';
 import { findSource } from '../store/queries/sources.js';
@@ -33,10 +36,15 @@ import { JobSchema } from './schemas/job.js';
 import { SourceSchema } from './schemas/namespace.js';
 import { RunSchema } from './schemas/run.js';
 
-/** What the legacy write routes need: the front door they send their events through, and the readers. */
-export type LegacyRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph' | 'pipeline' | 'config' | 'version'> & {
+/**
+ * What the legacy write routes need: the front door they send their events through, the writer that tags, the
+ * readers, when a run is stale, and the version (the producer of the events they make).
+ */
+export type LegacyRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph' | 'version'> & {
   readonly frontDoor: Pick<IngestFrontDoor, 'submit' | 'declareSource'> &
     Partial<Pick<IngestFrontDoor, 'report'>>;
+  readonly pipeline: Pick<IngestPipeline, 'tag'>;
+  readonly config: Pick<ServerConfig, 'staleRunAfterMs'>;
 };
 
 const TAGS = ['Marquez legacy write API'];
@@ -107,7 +115,13 @@ function timeParam(value: string | undefined | null, where: string): Date | unde
  * source PUT becomes an OpenLineage event sent through the front door (src/accept/marquez-legacy.ts says which),
  * so the writer allocates the ids and derives the state; the answers are the read API's shapes.
  */
-export function registerLegacyRoutes(app: FastifyInstance, deps: LegacyRouteDeps): void {
+export const legacyRoutes = fastifyPlugin<LegacyRouteDeps>(registerLegacyRoutes, { name: 'legacy-routes' });
+
+function registerLegacyRoutes(
+  app: FastifyInstance,
+  deps: LegacyRouteDeps,
+  done: (error?: Error) => void,
+): void {
   const { db, state, frontDoor, pipeline } = deps;
   const producer = legacyProducer(deps.version);
 
@@ -271,12 +285,11 @@ export function registerLegacyRoutes(app: FastifyInstance, deps: LegacyRouteDeps
       const fieldTags = (body.fields ?? []).flatMap((field) =>
         (field.tags ?? []).map((tag) => [field.name, tag] as const),
       );
-      if ((body.tags ?? []).length > 0 || fieldTags.length > 0) {
-        await pipeline.exclusive(async (store) => {
-          for (const tag of body.tags ?? []) await tagDataset(store, id, tag);
-          for (const [field, tag] of fieldTags) await tagDatasetField(store, id, field, tag);
-        });
-      }
+      const tags: TagChange[] = [
+        ...(body.tags ?? []).map((tag) => ({ kind: 'dataset' as const, id, tag })),
+        ...fieldTags.map(([field, tag]) => ({ kind: 'field' as const, id, field, tag })),
+      ];
+      if (tags.length > 0) await pipeline.tag(tags);
       const json = (await loadDatasets(db, [id])).get(id);
       if (!json) throw new HeadwaterError('NOT_FOUND', `Dataset ${id} vanished while it was read; retry.`);
       return json;
@@ -459,4 +472,5 @@ export function registerLegacyRoutes(app: FastifyInstance, deps: LegacyRouteDeps
       },
     );
   }
+  done();
 }

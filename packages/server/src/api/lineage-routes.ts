@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import type { ReadSide } from '../replica/read-side.js';
 import { HeadwaterError } from '../core/errors.js';
 import type { DatasetAliases } from '../read-model/aliases.js';
 import type { GraphNode, LineageDirection } from '../read-model/lineage-graph.js';
@@ -47,8 +49,21 @@ async function resolveNode(
   );
 }
 
+/** What the lineage route reads, and the read side whose commits drop its cached node data. */
+export type LineageRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph'> & {
+  readonly replication: { readonly readSide: Pick<ReadSide, 'onBatch' | 'onExclusive'> };
+};
+
 /** GET /api/v1/lineage: Marquez's node/edge graph, computed from the in-memory graph index. */
-export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void {
+export const lineageRoutes = fastifyPlugin<LineageRouteDeps>(registerLineageRoutes, {
+  name: 'lineage-routes',
+});
+
+function registerLineageRoutes(
+  app: FastifyInstance,
+  deps: LineageRouteDeps,
+  done: (error?: Error) => void,
+): void {
   const { state, graph, db } = deps;
   const cache = new NodeDataCache();
   deps.replication.readSide.onBatch((delta) => cache.invalidate(delta));
@@ -152,4 +167,5 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
       return reply.type('application/json; charset=utf-8').send(`{"graph":[${parts.join(',')}]}`);
     },
   );
+  done();
 }

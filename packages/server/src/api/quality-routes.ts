@@ -3,6 +3,7 @@
  * and quality metrics its runs reported over time, and the same for one run. Answered in src/analysis/quality.ts.
  */
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { DatasetQualitySchema, RunQualitySchema, datasetQuality, runQuality } from '../analysis/quality.js';
 import { HeadwaterError } from '../core/errors.js';
 import { runUuidOf } from '../core/ids.js';
@@ -20,8 +21,19 @@ const limit = (description: string, fallback: number) => ({
   description,
 });
 
+/** What the quality routes read: the store, the read model and both graphs. */
+export type QualityRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph' | 'columnGraph'>;
+
 /** GET .../datasets/{dataset}/quality and GET /api/v1/jobs/runs/{id}/quality. */
-export function registerQualityRoutes(app: FastifyInstance, deps: AppDeps): void {
+export const qualityRoutes = fastifyPlugin<QualityRouteDeps>(registerQualityRoutes, {
+  name: 'quality-routes',
+});
+
+function registerQualityRoutes(
+  app: FastifyInstance,
+  deps: QualityRouteDeps,
+  done: (error?: Error) => void,
+): void {
   const { db, state } = deps;
   const source = { db, state, graph: deps.graph, columnGraph: deps.columnGraph.analysisView };
 
@@ -82,4 +94,5 @@ export function registerQualityRoutes(app: FastifyInstance, deps: AppDeps): void
       return runQuality(source, uuid);
     },
   );
+  done();
 }

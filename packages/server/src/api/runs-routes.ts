@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import type { ServerConfig } from '../config/server-config.js';
 import { HeadwaterError } from '../core/errors.js';
 import { runUuidOf } from '../core/ids.js';
 import { latestFacets } from '../store/queries/facets.js';
@@ -36,8 +38,17 @@ function notFound(id: string): HeadwaterError {
   );
 }
 
+/** What the run routes need: the store, and when a run is stale. */
+export type RunRouteDeps = Pick<AppDeps, 'db'> & { readonly config: Pick<ServerConfig, 'staleRunAfterMs'> };
+
 /** /api/v1/jobs/runs/{id}: a run, and its run or job facets. */
-export function registerRunRoutes(app: FastifyInstance, { db, config }: AppDeps): void {
+export const runRoutes = fastifyPlugin<RunRouteDeps>(registerRunRoutes, { name: 'run-routes' });
+
+function registerRunRoutes(
+  app: FastifyInstance,
+  { db, config }: RunRouteDeps,
+  done: (error?: Error) => void,
+): void {
   app.get<{ Params: { id: string } }>(
     '/api/v1/jobs/runs/:id',
     {
@@ -141,4 +152,5 @@ export function registerRunRoutes(app: FastifyInstance, { db, config }: AppDeps)
       return { runId: uuid, facets };
     },
   );
+  done();
 }

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import type { ServerConfig } from '../config/server-config.js';
 import { HeadwaterError } from '../core/errors.js';
 import { ROLES } from '../security/access.js';
 import { auditJson, listAudit, recordAudit } from '../store/queries/audit.js';
@@ -26,11 +28,24 @@ const keySchema = {
 
 const globalAdmin = { access: 'admin', global: true } as const;
 
+/** What the security routes need: the store (keys, audit), the key verifier, the metrics and the security config. */
+export type SecurityRouteDeps = Pick<AppDeps, 'db' | 'keys' | 'metrics'> & {
+  readonly config: Pick<ServerConfig, 'security'>;
+};
+
 /**
  * /api/v1/auth (what a sign-in screen needs, and who the caller is), /api/v1/keys (API keys) and /api/v1/audit
  * (the audit log): the last two for admins over every namespace.
  */
-export function registerSecurityRoutes(app: FastifyInstance, deps: AppDeps): void {
+export const securityRoutes = fastifyPlugin<SecurityRouteDeps>(registerSecurityRoutes, {
+  name: 'security-routes',
+});
+
+function registerSecurityRoutes(
+  app: FastifyInstance,
+  deps: SecurityRouteDeps,
+  done: (error?: Error) => void,
+): void {
   const { db, keys } = deps;
   const { oidc, anonymousRead } = deps.config.security;
 
@@ -247,4 +262,5 @@ export function registerSecurityRoutes(app: FastifyInstance, deps: AppDeps): voi
       return reply.type(contentType).send(text);
     },
   );
+  done();
 }

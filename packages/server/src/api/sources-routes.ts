@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import { findSource, listSources } from '../store/queries/sources.js';
 import type { AppDeps } from './deps.js';
@@ -9,8 +10,17 @@ import { plainJson } from './plain-json.js';
 import { listSchema, responses } from './schemas/common.js';
 import { SourceSchema } from './schemas/namespace.js';
 
+/** What the source routes read: the store. */
+export type SourceRouteDeps = Pick<AppDeps, 'db'>;
+
 /** /api/v1/sources: the sources datasets live in (from the dataSource facet). */
-export function registerSourceRoutes(app: FastifyInstance, { db }: AppDeps): void {
+export const sourceRoutes = fastifyPlugin<SourceRouteDeps>(registerSourceRoutes, { name: 'source-routes' });
+
+function registerSourceRoutes(
+  app: FastifyInstance,
+  { db }: SourceRouteDeps,
+  done: (error?: Error) => void,
+): void {
   app.get<{ Querystring: PageQuery }>(
     '/api/v1/sources',
     {
@@ -50,4 +60,5 @@ export function registerSourceRoutes(app: FastifyInstance, { db }: AppDeps): voi
       return sourceJson(record);
     },
   );
+  done();
 }

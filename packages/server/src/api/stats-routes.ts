@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import { entityCountStats, lineageEventStats, type StatsPeriod } from '../store/queries/stats.js';
 import type { AppDeps } from './deps.js';
@@ -59,8 +60,17 @@ async function withTimeZone<T>(timeZone: string | undefined, run: () => Promise<
   }
 }
 
+/** What the stats routes read: the store and the read model. */
+export type StatsRouteDeps = Pick<AppDeps, 'db' | 'state'>;
+
 /** /api/v1/stats: the dashboard's event counts and growth charts. */
-export function registerStatsRoutes(app: FastifyInstance, { db, state }: AppDeps): void {
+export const statsRoutes = fastifyPlugin<StatsRouteDeps>(registerStatsRoutes, { name: 'stats-routes' });
+
+function registerStatsRoutes(
+  app: FastifyInstance,
+  { db, state }: StatsRouteDeps,
+  done: (error?: Error) => void,
+): void {
   app.get<{ Querystring: StatsQuery }>(
     '/api/v1/stats/lineage-events',
     {
@@ -114,4 +124,5 @@ export function registerStatsRoutes(app: FastifyInstance, { db, state }: AppDeps
       },
     );
   }
+  done();
 }

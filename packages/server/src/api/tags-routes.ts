@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { listTags, upsertTag } from '../store/queries/tags.js';
 import type { AppDeps } from './deps.js';
 import { Ref } from '../core/json-schema.js';
@@ -8,8 +9,13 @@ import { plainJson } from './plain-json.js';
 import { listSchema, responses } from './schemas/common.js';
 import { TagSchema } from './schemas/namespace.js';
 
+/** What the tag routes read: the store. */
+export type TagRouteDeps = Pick<AppDeps, 'db'>;
+
 /** /api/v1/tags: the tags datasets, fields and jobs can carry. */
-export function registerTagRoutes(app: FastifyInstance, { db }: AppDeps): void {
+export const tagRoutes = fastifyPlugin<TagRouteDeps>(registerTagRoutes, { name: 'tag-routes' });
+
+function registerTagRoutes(app: FastifyInstance, { db }: TagRouteDeps, done: (error?: Error) => void): void {
   app.get<{ Querystring: PageQuery }>(
     '/api/v1/tags',
     {
@@ -42,4 +48,5 @@ export function registerTagRoutes(app: FastifyInstance, { db }: AppDeps): void {
     },
     (request) => upsertTag(db, request.params.tag, request.body?.description ?? null),
   );
+  done();
 }
