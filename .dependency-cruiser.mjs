@@ -7,7 +7,6 @@
  * what it changes, `store` writes it, `read-model` answers from what was committed, `api` serves it.
  */
 export const SERVER_LAYERS = [
-  'bench', // the benchmark, until it is a package of its own
   'cli', // commands
   'servers', // the processes: the lineage server and the ingest proxy, wired from their parts
   'api', // HTTP routes
@@ -16,6 +15,7 @@ export const SERVER_LAYERS = [
   'streams', // Kafka ingest and the proxy's forwarder
   'security', // keys, OIDC, scopes, redaction of answers
   'ops', // metrics and retention
+  'alerts', // incident delivery: alerts configuration, messages, channels (webhook, Slack, e-mail), retries
   'analysis', // root cause, impact, diffs, quality
   'accept', // the front door: validation, limits, redaction of events, the ingest pipeline
   'derive', // an event's changes to the lineage model, as a changeset
@@ -75,7 +75,7 @@ export default {
       comment: 'the TypeScript client depends on no other package of the project',
       severity: 'error',
       from: { path: '^packages/openlineage/' },
-      to: { path: '^packages/(server|web|bench)/' },
+      to: { path: '^packages/(server|web|bench|test-support)/' },
     },
     {
       name: 'web-apart-from-server',
@@ -85,11 +85,18 @@ export default {
       to: { path: '^packages/(server|bench)/', dependencyTypesNot: ['type-only'] },
     },
     {
-      name: 'server-without-bench',
-      comment: 'the benchmark depends on the server, never the other way',
+      name: 'nothing-imports-bench',
+      comment: 'the benchmark depends on the server and test-support; no other package imports it',
       severity: 'error',
-      from: { path: '^packages/server/' },
+      from: { pathNot: '^packages/bench/' },
       to: { path: '^packages/bench/' },
+    },
+    {
+      name: 'test-support-alone',
+      comment: "test-support is shared by the server's tests and the benchmark: it imports neither",
+      severity: 'error',
+      from: { path: '^packages/test-support/' },
+      to: { path: '^packages/(server|bench|web)/' },
     },
     {
       name: 'sources-without-tests',

@@ -7,6 +7,7 @@ import type { ColumnPathsResult } from '../src/analysis/column-paths.js';
 import { demoScenario } from '../src/cli/demo-scenario.js';
 import { opsScenario, runId, schemaScenario, streamScenario } from './analysis-scenarios.js';
 import { backends, startApp } from './helpers/backends.js';
+import { checkResponse, documentedRoutes, type DocumentedRoute } from './helpers/openapi.js';
 
 const WAREHOUSE = 'postgres://warehouse.acme.internal:5432';
 const demo = {
@@ -31,10 +32,13 @@ const brief = (result: RootCauseResult) =>
 
 describe.each(backends())('lineage analysis on the $name store', (backend) => {
   let ctx: Awaited<ReturnType<typeof startApp>>;
+  let routes: DocumentedRoute[];
   const get = async <T>(path: string, query: Record<string, string>, status = 200): Promise<T> => {
     const response = await ctx.request(`${path}?${new URLSearchParams(query).toString()}`);
     const body = (await response.json()) as T;
     expect({ status: response.status, body }).toMatchObject({ status });
+    // Every answer is the one its schema documents (the schema the web's types are derived from).
+    checkResponse(routes, 'GET', path.replace(/^\/api\/v1/, ''), response.status, body);
     return body;
   };
   const rootCause = (nodeId: string, at?: string) =>
@@ -42,6 +46,7 @@ describe.each(backends())('lineage analysis on the $name store', (backend) => {
 
   beforeAll(async () => {
     ctx = await startApp(backend);
+    routes = await documentedRoutes(ctx.request);
     // The demo's events (what `headwater demo` sends), then the other scenarios.
     const response = await ctx.request('/api/v1/lineage/batch', {
       method: 'POST',

@@ -4,7 +4,10 @@
  * raw events exactly as what POST /api/v1/lineage makes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatasetJson, JobJson, RunJson, SourceJson } from '../src/api/shapes.js';
+import type { DatasetJson } from '../src/api/schemas/dataset.js';
+import type { JobJson } from '../src/api/schemas/job.js';
+import type { SourceJson } from '../src/api/schemas/namespace.js';
+import type { RunJson } from '../src/api/schemas/run.js';
 import { createApiKey } from '../src/security/keys.js';
 import { backends, startApp } from './helpers/backends.js';
 import { checkResponse, documentedRoutes, type DocumentedRoute } from './helpers/openapi.js';

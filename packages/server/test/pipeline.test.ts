@@ -131,4 +131,62 @@ describe.each(backends())('the ingest pipeline on the $name store', (backend) =>
     );
     expect(io!.version).toBe(before[1]!.id);
   });
+  it('gives a namespace declared before any batch, by a writer whose mirror is behind the store, an id above every stored one', async () => {
+    const before = new IngestPipeline(db, await loaded(new ModelState()), {});
+    expect(await before.submit([event('declaring', 'declared_table')])).toEqual(['stored']);
+    await before.close();
+    // A server that has just become the writer forgets its mirror (another writer may have committed since).
+    const pipeline = new IngestPipeline(db, new ModelState(), {});
+    pipeline.forgetMirror();
+    const seen: { committed: boolean; mirrored: boolean; namespaces: string[] }[] = [];
+    pipeline.onEdit(async (seq, edit) => {
+      const [row] = await db.query<{ id: number }>('SELECT id FROM namespaces WHERE name = $1', ['declared']);
+      seen.push({
+        committed: seq !== undefined && row !== undefined,
+        mirrored: pipeline.mirror.namespaces.has('declared'),
+        namespaces: edit.namespaces.map((namespace) => namespace.name),
+      });
+    });
+    const ids = (await db.query<{ id: number }>('SELECT id FROM namespaces')).map((row) => row.id);
+    expect(ids.length).toBeGreaterThan(0);
+    const record = await pipeline.putNamespace({ name: 'declared', ownerName: 'me', description: undefined });
+    // Above every id the store holds: ids are never handed out twice, not even those of a batch that failed.
+    expect(record.id).toBeGreaterThan(Math.max(...ids));
+    expect(pipeline.mirror.next.namespace).toBe(record.id + 1);
+    // The listeners (the read side) hear of the edit once it is committed and the mirror holds it.
+    expect(seen).toEqual([{ committed: true, mirrored: true, namespaces: ['declared'] }]);
+    await pipeline.close();
+  });
+
+  it('writes an edit and its commit-feed entry in one transaction: when the entry fails, nothing of it stays', async () => {
+    const failingFeed: Db = {
+      ...db,
+      epoch: db.epoch,
+      transaction: (fn) =>
+        db.transaction((tx) =>
+          fn({
+            query: (sql, params) =>
+              sql.includes('commit_feed')
+                ? Promise.reject(new Error('injected store failure'))
+                : tx.query(sql, params),
+          }),
+        ),
+    };
+    const state = new ModelState();
+    await state.load(db);
+    const pipeline = new IngestPipeline(failingFeed, state, {});
+    const told: (number | undefined)[] = [];
+    pipeline.onEdit((seq) => {
+      told.push(seq);
+    });
+    const next = state.next.namespace;
+    await expect(
+      pipeline.putNamespace({ name: 'never', ownerName: 'me', description: undefined }),
+    ).rejects.toThrow('injected store failure');
+    expect(await db.query('SELECT id FROM namespaces WHERE name = $1', ['never'])).toEqual([]);
+    expect(pipeline.mirror.namespaces.has('never')).toBe(false);
+    expect(pipeline.mirror.next.namespace).toBe(next);
+    expect(told).toEqual([undefined]);
+    await pipeline.close();
+  });
 });

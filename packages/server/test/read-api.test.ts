@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type {
-  DatasetJson,
-  DatasetVersionJson,
-  JobJson,
-  JobVersionJson,
-  NamespaceJson,
-  RunJson,
-  TagJson,
-} from '../src/api/shapes.js';
-import { loadDatasetNodeData, loadJobNodeData } from '../src/api/shapes.js';
+import type { DatasetJson, DatasetVersionJson } from '../src/api/schemas/dataset.js';
+import type { JobJson, JobVersionJson } from '../src/api/schemas/job.js';
+import type { NamespaceJson, TagJson } from '../src/api/schemas/namespace.js';
+import type { RunJson } from '../src/api/schemas/run.js';
+import { loadDatasetNodeData } from '../src/api/json/dataset.js';
+import { loadJobNodeData } from '../src/api/json/job.js';
 import { entityKey } from '../src/store/model-state.js';
 import { backends, startApp } from './helpers/backends.js';
 import { hasConformance } from './helpers/conformance.js';

@@ -1,13 +1,12 @@
 import Fastify from 'fastify';
 import { describe, expect, test } from 'vitest';
-import type { AppDeps } from '../../server/src/api/deps.js';
-import { registerWebRoutes } from '../../server/src/api/web-routes.js';
+import { webRoutes } from '../../server/src/api/web-routes.js';
 
 describe('web routes without a built app', () => {
   test('a browser gets a page saying to run npm run build; the API keeps its JSON 404', async () => {
     const app = Fastify();
     app.setNotFoundHandler((_request, reply) => reply.status(404).send({ error: 'NOT_FOUND' }));
-    registerWebRoutes(app, {} as AppDeps, '/nonexistent/headwater-web-dist/');
+    await app.register(webRoutes, { distDir: '/nonexistent/headwater-web-dist/' });
     const page = await app.inject({ url: '/lineage?node=x', headers: { accept: 'text/html' } });
     expect(page.statusCode).toBe(503);
     expect(page.headers['content-type']).toContain('text/html');

@@ -5,7 +5,26 @@ import { ModelState } from '../store/model-state.js';
 import { readDelta, type ReadDelta } from '../store/read-delta.js';
 import { readCutoffs, type CutoffRow } from '../store/job-cutoffs.js';
 import { readRuns, recordExclusiveWrite, writeBatch } from '../store/writer.js';
-import { upsertSource, type SourceRecord } from '../store/queries/sources.js';
+import {
+  applyEdit,
+  declareAlias,
+  hide,
+  NO_EDIT,
+  putNamespace,
+  putSource,
+  removeAlias,
+  setTags,
+  type AliasDeclaration,
+  type CatalogEdit,
+  type Edited,
+  type Hideable,
+  type NamespacePut,
+  type SourcePut,
+  type TagChange,
+} from '../store/edits.js';
+import type { AliasRecord } from '../store/queries/aliases.js';
+import type { NamespaceRecord } from '../store/queries/namespaces.js';
+import type { SourceRecord } from '../store/queries/sources.js';
 import { deriveChanges } from '../derive/derive.js';
 import { applyChangeset, type Changeset } from '../store/changeset.js';
 import type { NormalizedEvent } from '../model/normalize.js';
@@ -29,6 +48,12 @@ export type WriteObserver = (events: number, ms: number, failed: boolean) => voi
  * the acknowledgement sees it.
  */
 export type CommitListener = (commit: Commit) => void | Promise<void>;
+
+/**
+ * Called after each committed edit (a write that did not come from events) or chunk of retention, with its number
+ * in the commit feed and what it changed in memory; with undefined after one that failed.
+ */
+export type EditListener = (seq: number | undefined, edit: CatalogEdit) => void | Promise<void>;
 
 interface Pending {
   readonly events: readonly NormalizedEvent[];
@@ -94,6 +119,11 @@ export interface IngestPipelineOptions {
  * changeset as soon as it is derived. If a write fails, the writes queued behind it do not run, the mirror is
  * reloaded from the store, and the requests are retried one at a time, so one bad request fails alone and
  * nothing unacknowledged is half-applied.
+ *
+ * Writes that do not come from events (edits: a namespace declared, a soft delete, tags, aliases, a source; see
+ * store/edits.ts) go through its named methods, between two batches. So the writer alone hands out ids and
+ * changes its mirror, and the read side (the commit and edit listeners) learns of a batch or an edit only once it
+ * has committed.
  */
 export class IngestPipeline {
   readonly #db: Db;
@@ -201,25 +231,9 @@ export class IngestPipeline {
     });
   }
 
-  /**
-   * Runs a write that does not come from events (a soft delete, a tag) when no batch is being prepared or
-   * written, so that it and the writer's mirror of the model never see each other half-done. `fn` gets the
-   * store and the mirror.
-   */
-  exclusive<T>(fn: (db: Db, state: ModelState) => Promise<T>): Promise<T> {
-    return this.#locked(async () => {
-      await Promise.all(this.#writes);
-      const epoch = this.#writerEpoch();
-      let seq: number | undefined;
-      try {
-        const result = await fn(this.#db, this.#state);
-        // Replicas learn of it from the commit feed (and refresh what they hold of it).
-        seq = await recordExclusiveWrite(this.#db, epoch);
-        return result;
-      } finally {
-        for (const listener of this.#exclusiveListeners) listener(seq);
-      }
-    });
+  /** Creates a namespace or updates its owner and description (un-hiding it); a new one gets its id here. */
+  putNamespace(put: NamespacePut): Promise<NamespaceRecord> {
+    return this.#edit((tx, mirror) => putNamespace(tx, mirror, put, new Date(this.#now())));
   }
 
   /**
@@ -228,35 +242,78 @@ export class IngestPipeline {
    * of the legacy API that is not an event: the writer gives the source its id and its mirror learns the row,
    * so that events naming the source by its dataSource facet find it.
    */
-  declareSource(source: {
-    readonly name: string;
-    readonly type: string;
-    readonly connectionUrl: string;
-    readonly description: string | null;
-  }): Promise<SourceRecord> {
-    return this.exclusive(async (db, state) => {
-      const known = state.sources.get(source.name);
-      const at = this.#now();
-      const id = known?.id ?? state.next.source;
-      const record = await upsertSource(db, { ...source, id, at: new Date(at) });
-      if (!known) state.next.source++;
-      state.sources.set(source.name, {
-        id,
-        name: source.name,
-        type: source.type,
-        connectionUrl: source.connectionUrl,
-        createdAt: record.createdAt.getTime(),
-        updatedAt: record.updatedAt.getTime(),
-      });
-      return record;
+  declareSource(source: SourcePut): Promise<SourceRecord> {
+    return this.#edit((tx, mirror) => putSource(tx, mirror, source, new Date(this.#now())));
+  }
+
+  /**
+   * Soft-deletes a namespace (with its datasets and jobs), a dataset or a job: hidden until the next event that
+   * names it.
+   */
+  hide(kind: Hideable, id: number): Promise<void> {
+    return this.#edit((tx) => hide(tx, kind, id));
+  }
+
+  /** Puts tags on datasets, fields and jobs (a tag that does not exist yet is created), in one transaction. */
+  tag(changes: readonly TagChange[]): Promise<void> {
+    return this.#edit((tx) => setTags(tx, changes, true));
+  }
+
+  /** Takes tags off datasets, fields and jobs, in one transaction. */
+  untag(changes: readonly TagChange[]): Promise<void> {
+    return this.#edit((tx) => setTags(tx, changes, false));
+  }
+
+  /** Declares that dataset `datasetId` is dataset `targetId`, unless an alias in the store stands in the way. */
+  declareAlias(datasetId: number, targetId: number, actor: string): Promise<AliasDeclaration> {
+    return this.#edit((tx) => declareAlias(tx, datasetId, targetId, actor));
+  }
+
+  /** Removes the alias that dataset `datasetId` is `targetId`; resolves with it, or undefined if there was none. */
+  removeAlias(datasetId: number, targetId: number): Promise<AliasRecord | undefined> {
+    return this.#edit((tx) => removeAlias(tx, datasetId, targetId));
+  }
+
+  /**
+   * Runs an edit (a write that does not come from events, see store/edits.ts) when no batch is being prepared or
+   * written: in one transaction with its commit-feed entry, fenced by the writer's epoch, so it commits whole or
+   * not at all. Only once it has committed do the mirror and then the read side (the edit listeners) take what
+   * it changed, so that neither ever holds an edit the store does not.
+   */
+  #edit<T>(write: (tx: Queryable, mirror: ModelState) => Promise<Edited<T>>): Promise<T> {
+    return this.#locked(async () => {
+      await Promise.all(this.#writes);
+      // After a failed write, or when this process has just become the writer (another may have written since),
+      // the mirror is behind the store: the ids it would hand out may be taken.
+      if (this.#mirrorStale) await this.#reloadMirror();
+      const epoch = this.#writerEpoch();
+      let seq: number | undefined;
+      let edited: Edited<T>;
+      try {
+        edited = await this.#db.transaction(async (tx) => {
+          const value = await write(tx, this.#state);
+          if (value.edit !== undefined) seq = await recordExclusiveWrite(tx, epoch);
+          return value;
+        });
+      } catch (error) {
+        // The store went away: whether the transaction committed is unknown, so the mirror is rebuilt first.
+        if (this.#unavailable(error)) this.#mirrorStale = true;
+        await this.#edited(undefined, NO_EDIT);
+        throw error;
+      }
+      if (edited.edit !== undefined) {
+        applyEdit(this.#state, edited.edit);
+        await this.#edited(seq, edited.edit);
+      }
+      return edited.result;
     });
   }
 
   /**
-   * Runs a maintenance write (a chunk of retention) like {@link exclusive}, but in one transaction with its
-   * commit-feed entry, fenced by the writer's epoch: it commits whole or not at all. `apply` then brings the
-   * writer's mirror in step, only once the write has committed (a mirror that dropped a version the store still
-   * holds would give it a second id).
+   * Runs a maintenance write (a chunk of retention) like an edit, in one transaction with its commit-feed entry,
+   * fenced by the writer's epoch: it commits whole or not at all. `apply` then brings the writer's mirror in step,
+   * only once the write has committed (a mirror that dropped a version the store still holds would give it a
+   * second id).
    */
   maintain<T>(fn: (tx: Queryable) => Promise<T>, apply: (result: T, state: ModelState) => void): Promise<T> {
     return this.#locked(async () => {
@@ -272,20 +329,33 @@ export class IngestPipeline {
         apply(result, this.#state);
         return result;
       } finally {
-        for (const listener of this.#exclusiveListeners) listener(seq);
+        await this.#edited(seq, NO_EDIT);
       }
     });
   }
 
   /**
-   * Registers a listener called after each {@link exclusive} write (e.g. to drop caches it may stale), with the
-   * write's number in the commit feed (undefined if it failed).
+   * Registers a listener called after each edit and each chunk of retention, with its number in the commit feed
+   * and what it changed in memory (undefined and {@link NO_EDIT} if it failed, so that caches it may have staled
+   * are dropped all the same). An edit is answered once its listeners have settled, so a reader that asks after
+   * the answer sees it.
    */
-  onExclusive(listener: (seq: number | undefined) => void): void {
-    this.#exclusiveListeners.push(listener);
+  onEdit(listener: EditListener): void {
+    this.#editListeners.push(listener);
   }
 
-  readonly #exclusiveListeners: ((seq: number | undefined) => void)[] = [];
+  readonly #editListeners: EditListener[] = [];
+
+  /** Tells the edit listeners; a listener's failure is its own (the edit is committed either way). */
+  async #edited(seq: number | undefined, edit: CatalogEdit): Promise<void> {
+    for (const listener of this.#editListeners) {
+      try {
+        await listener(seq, edit);
+      } catch (error) {
+        this.#onListenerError(error);
+      }
+    }
+  }
 
   /** The epoch this process writes with, or STORE_UNAVAILABLE if it is not the writer now (see Db.lead). */
   #writerEpoch(): number {
@@ -521,7 +591,8 @@ export class IngestPipeline {
     const next = { ...state.next };
     let changes = deriveChanges(state, unique, firstId);
     // Versions the batch would create that the mirror has forgotten are known to the store: learn them and
-    // derive again (derivation changes nothing in the mirror but its id counters, put back first).
+    // derive again (derivation changes nothing in the mirror but its id counters, put back first, and its memo of
+    // version uuids, whose entries are pure results and stay true).
     if (await learnVersions(this.#db, state, changes)) {
       Object.assign(state.next, next);
       changes = deriveChanges(state, unique, firstId);

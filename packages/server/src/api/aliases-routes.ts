@@ -1,26 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import type { DatasetAliases } from '../read-model/aliases.js';
-import {
-  aliasesTouching,
-  deleteAlias,
-  insertAlias,
-  readAliases,
-  type AliasRecord,
-} from '../store/queries/aliases.js';
+import type { IngestPipeline } from '../accept/pipeline.js';
+import { aliasesTouching, readAliases, type AliasRecord } from '../store/queries/aliases.js';
 import { compareText, datasetNamed } from '../store/queries/lookup.js';
 import type { Catalog } from '../store/read-model.js';
 import type { AppDeps } from './deps.js';
-import type { EntityId } from './shapes.js';
-import {
-  listSchema,
-  pageParams,
-  parseJsonBody,
-  plainJson,
-  responses,
-  schemaRef,
-  storedText,
-} from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import type { EntityId } from './schemas/common.js';
+import { AliasSchema } from './schemas/dataset.js';
+import { parseJsonBody, storedText } from './json-body.js';
+import { pageParams } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { listSchema, responses } from './schemas/common.js';
 
 interface DatasetParams {
   namespace: string;
@@ -104,14 +97,24 @@ export function aliasFieldsOf(
   };
 }
 
+/** What the alias routes need: the readers, and the writer that declares and removes aliases. */
+export type AliasRouteDeps = Pick<AppDeps, 'db' | 'state'> & {
+  readonly pipeline: Pick<IngestPipeline, 'declareAlias' | 'removeAlias'>;
+};
+
 /**
  * Dataset aliases: PUT and DELETE /api/v1/namespaces/{namespace}/datasets/{dataset}/alias declare and remove that
  * a dataset is another, GET /api/v1/aliases lists them. The graphs join an alias with its dataset where they read
  * edges (src/read-model/aliases.ts); nothing stored from events changes, so removing one restores the graph exactly.
  */
-export function registerAliasRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const { db, state, pipeline, graph } = deps;
-  const aliases = graph.aliases;
+export const aliasRoutes = fastifyPlugin<AliasRouteDeps>(registerAliasRoutes, { name: 'alias-routes' });
+
+function registerAliasRoutes(
+  app: FastifyInstance,
+  deps: AliasRouteDeps,
+  done: (error?: Error) => void,
+): void {
+  const { db, state, pipeline } = deps;
   const path = '/api/v1/namespaces/:namespace/datasets/:dataset/alias';
 
   app.get<{ Querystring: { limit: number; offset: number } }>(
@@ -123,7 +126,7 @@ export function registerAliasRoutes(app: FastifyInstance, deps: AppDeps): void {
         summary: 'List dataset aliases, by alias namespace and name',
         description: 'Only aliases whose two datasets are both in namespaces the caller may read.',
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('aliases', 'Alias', true), 400),
+        response: responses(listSchema('aliases', AliasSchema, true), 400),
       },
     },
     async (request) => {
@@ -160,7 +163,7 @@ export function registerAliasRoutes(app: FastifyInstance, deps: AppDeps): void {
           required: ['namespace', 'name'],
           additionalProperties: false,
         },
-        response: responses(schemaRef('Alias'), 400, 404, 409),
+        response: responses(Ref(AliasSchema), 400, 404, 409),
       },
     },
     async (request) => {
@@ -170,45 +173,36 @@ export function registerAliasRoutes(app: FastifyInstance, deps: AppDeps): void {
       const aliasName = nameOf({ namespace, name: dataset });
       const targetName = nameOf(target);
       request.auditDetail = `${aliasName} is ${targetName}`;
-      return pipeline.exclusive(async (store, mirror) => {
-        const alias = datasetNamed(mirror, namespace, dataset);
-        const canonical = datasetNamed(mirror, target.namespace, target.name);
-        if (alias.id === canonical.id) {
-          throw new HeadwaterError('BAD_REQUEST', `${aliasName} cannot be an alias of itself.`);
-        }
-        // Read from the store, not memory: it is what the next writer will find too.
-        const touching = await aliasesTouching(store, [alias.id, canonical.id]);
-        const name = (id: number) => {
-          const entity = entityOf(mirror, id);
-          return entity ? nameOf(entity) : `dataset ${id}`;
-        };
-        for (const row of touching) {
-          if (row.datasetId === alias.id && row.targetId === canonical.id) return aliasJson(mirror, row)!;
-          if (row.datasetId === alias.id) {
-            throw new HeadwaterError(
-              'CONFLICT',
-              `${aliasName} is already an alias of ${name(row.targetId)}; remove that alias first (DELETE ${request.url}).`,
-            );
-          }
-          if (row.datasetId === canonical.id) {
-            throw new HeadwaterError(
-              'CONFLICT',
-              `${targetName} is itself an alias of ${name(row.targetId)}: declare ${aliasName} an alias of ` +
-                `${name(row.targetId)} instead (aliases name the dataset they are, not another alias).`,
-            );
-          }
-          if (row.targetId === alias.id) {
-            throw new HeadwaterError(
-              'CONFLICT',
-              `${aliasName} has aliases of its own (${name(row.datasetId)}), which would then be aliases of an ` +
-                `alias: remove them, or declare them aliases of ${targetName}, first.`,
-            );
-          }
-        }
-        const record = await insertAlias(store, alias.id, canonical.id, request.principal.subject);
-        aliases.replace(await readAliases(store));
-        return aliasJson(mirror, record)!;
-      });
+      const alias = datasetNamed(state, namespace, dataset);
+      const canonical = datasetNamed(state, target.namespace, target.name);
+      if (alias.id === canonical.id) {
+        throw new HeadwaterError('BAD_REQUEST', `${aliasName} cannot be an alias of itself.`);
+      }
+      const declaration = await pipeline.declareAlias(alias.id, canonical.id, request.principal.subject);
+      if ('record' in declaration) return aliasJson(state, declaration.record)!;
+      const row = declaration.blockedBy;
+      const name = (id: number) => {
+        const entity = entityOf(state, id);
+        return entity ? nameOf(entity) : `dataset ${id}`;
+      };
+      if (row.datasetId === alias.id) {
+        throw new HeadwaterError(
+          'CONFLICT',
+          `${aliasName} is already an alias of ${name(row.targetId)}; remove that alias first (DELETE ${request.url}).`,
+        );
+      }
+      if (row.datasetId === canonical.id) {
+        throw new HeadwaterError(
+          'CONFLICT',
+          `${targetName} is itself an alias of ${name(row.targetId)}: declare ${aliasName} an alias of ` +
+            `${name(row.targetId)} instead (aliases name the dataset they are, not another alias).`,
+        );
+      }
+      throw new HeadwaterError(
+        'CONFLICT',
+        `${aliasName} has aliases of its own (${name(row.datasetId)}), which would then be aliases of an ` +
+          `alias: remove them, or declare them aliases of ${targetName}, first.`,
+      );
     },
   );
 
@@ -220,7 +214,7 @@ export function registerAliasRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags: TAGS,
         summary: 'Remove the alias of this dataset: lineage is again as the events named it',
         params,
-        response: responses(schemaRef('Alias'), 404),
+        response: responses(Ref(AliasSchema), 404),
       },
     },
     async (request) => {
@@ -231,18 +225,17 @@ export function registerAliasRoutes(app: FastifyInstance, deps: AppDeps): void {
           'NOT_FOUND',
           `${aliasName} is no alias. List the aliases with GET /api/v1/aliases.`,
         );
-      return pipeline.exclusive(async (store, mirror) => {
-        const alias = datasetNamed(mirror, namespace, dataset);
-        const row = (await aliasesTouching(store, [alias.id])).find((found) => found.datasetId === alias.id);
-        const target = row && entityOf(mirror, row.targetId);
-        if (!target) throw notAlias();
-        assertMayAdmin(request, target.namespace);
-        request.auditDetail = `${aliasName} is no longer ${nameOf(target)}`;
-        const removed = await deleteAlias(store, alias.id);
-        if (!removed) throw notAlias();
-        aliases.replace(await readAliases(store));
-        return aliasJson(mirror, removed)!;
-      });
+      const alias = datasetNamed(state, namespace, dataset);
+      const row = (await aliasesTouching(db, [alias.id])).find((found) => found.datasetId === alias.id);
+      const target = row && entityOf(state, row.targetId);
+      if (!row || !target) throw notAlias();
+      assertMayAdmin(request, target.namespace);
+      request.auditDetail = `${aliasName} is no longer ${nameOf(target)}`;
+      // Removed only if it is still the alias the caller was found allowed to remove.
+      const removed = await pipeline.removeAlias(alias.id, row.targetId);
+      if (!removed) throw notAlias();
+      return aliasJson(state, removed)!;
     },
   );
+  done();
 }

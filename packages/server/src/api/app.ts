@@ -4,19 +4,19 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { registerSecurity } from '../security/plugin.js';
 import type { AppDeps } from './deps.js';
-import { registerAliasRoutes } from './aliases-routes.js';
-import { registerAnalysisRoutes } from './analysis-routes.js';
-import { registerHealthRoutes } from './health-routes.js';
-import { registerHttpCore } from './http-core.js';
+import { aliasRoutes } from './aliases-routes.js';
+import { analysisRoutes } from './analysis-routes.js';
+import { healthRoutes } from './health-routes.js';
+import { httpCore } from './http-core.js';
 import { lenientQuery } from './lenient-query.js';
-import { registerIngestRoutes } from './ingest-routes.js';
-import { registerColumnLineageRoutes } from './column-lineage-routes.js';
-import { registerLegacyRoutes } from './legacy-routes.js';
-import { registerLineageRoutes } from './lineage-routes.js';
-import { registerReadRoutes } from './read-routes.js';
-import { registerSecurityRoutes } from './security-routes.js';
-import { registerBackupRoutes } from './backup-routes.js';
-import { registerWebRoutes } from './web-routes.js';
+import { ingestRoutes } from './ingest-routes.js';
+import { columnLineageRoutes } from './column-lineage-routes.js';
+import { legacyRoutes } from './legacy-routes.js';
+import { lineageRoutes } from './lineage-routes.js';
+import { readRoutes } from './read-routes.js';
+import { securityRoutes } from './security-routes.js';
+import { backupRoutes } from './backup-routes.js';
+import { webRoutes } from './web-routes.js';
 
 /** Routes that read the column graph: column lineage, the analyses, quality (its breaking columns). */
 const NEEDS_COLUMN_GRAPH = /^\/api\/v1\/(column-lineage|analysis\/)|\/quality$/;
@@ -120,21 +120,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clearTimeout(timer);
   });
 
-  registerHttpCore(app, deps);
+  // Each route module is a plugin that declares what it needs (its *RouteDeps) and, not being encapsulated, registers
+  // its routes on the root: the error and not-found handlers above, the security hooks and the shared schemas
+  // (read-routes.ts) apply to all of them. Registered in this order, which is the OpenAPI document's.
+  await app.register(httpCore, deps);
 
-  registerHealthRoutes(app, deps);
+  await app.register(healthRoutes, deps);
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger());
 
-  registerIngestRoutes(app, deps);
-  registerReadRoutes(app, deps);
-  registerLegacyRoutes(app, deps);
-  registerLineageRoutes(app, deps);
-  registerColumnLineageRoutes(app, deps);
-  registerAliasRoutes(app, deps);
-  registerAnalysisRoutes(app, deps);
-  registerSecurityRoutes(app, deps);
-  registerBackupRoutes(app, deps);
-  registerWebRoutes(app, deps);
+  await app.register(ingestRoutes, deps);
+  await app.register(readRoutes, deps);
+  await app.register(legacyRoutes, deps);
+  await app.register(lineageRoutes, deps);
+  await app.register(columnLineageRoutes, deps);
+  await app.register(aliasRoutes, deps);
+  await app.register(analysisRoutes, deps);
+  await app.register(securityRoutes, deps);
+  await app.register(backupRoutes, deps);
+  await app.register(webRoutes, {});
   return app;
 }
 

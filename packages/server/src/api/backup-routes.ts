@@ -1,16 +1,26 @@
 import { PassThrough } from 'node:stream';
 import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { recordAudit } from '../store/queries/audit.js';
 import { writeBackup } from '../store/backup.js';
 import type { AppDeps } from './deps.js';
+
+/** What the backup route needs: the store it reads (and audits to). */
+export type BackupRouteDeps = Pick<AppDeps, 'db'>;
 
 /**
  * GET /api/v1/backup: a backup of the whole store (store/backup.ts), streamed as it is read, taken in one
  * snapshot while the server goes on serving. The way to back up the embedded store, which is the server's
  * alone while it runs (`headwater backup --url` calls this). For admins over every namespace; audited.
  */
-export function registerBackupRoutes(app: FastifyInstance, deps: AppDeps): void {
+export const backupRoutes = fastifyPlugin<BackupRouteDeps>(registerBackupRoutes, { name: 'backup-routes' });
+
+function registerBackupRoutes(
+  app: FastifyInstance,
+  deps: BackupRouteDeps,
+  done: (error?: Error) => void,
+): void {
   app.get(
     '/api/v1/backup',
     {
@@ -56,4 +66,5 @@ export function registerBackupRoutes(app: FastifyInstance, deps: AppDeps): void 
         .send(body);
     },
   );
+  done();
 }

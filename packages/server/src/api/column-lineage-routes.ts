@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import type { FieldRef } from '../read-model/column-graph.js';
 import { findDatasets } from '../store/queries/datasets.js';
@@ -6,6 +7,10 @@ import { compareText as compare, datasetNamedOrLinked, jobNamed } from '../store
 import type { AppDeps } from './deps.js';
 import { parseNodeId } from '../core/node-id.js';
 import { asOfParam, loadDatasetRecordsAsOf, retainedAsOf } from './as-of.js';
+import { Ref } from '../core/json-schema.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
+import { ColumnLineageGraphSchema } from './schemas/lineage.js';
 
 interface ColumnLineageQuery {
   nodeId: string;
@@ -15,13 +20,25 @@ interface ColumnLineageQuery {
   asOf?: string;
 }
 
+/** What column lineage reads: the store, the read model and both graphs. */
+export type ColumnLineageRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph' | 'columnGraph'>;
+
 /** GET /api/v1/column-lineage: Marquez's column-level lineage graph of DATASET_FIELD nodes. */
-export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps): void {
+export const columnLineageRoutes = fastifyPlugin<ColumnLineageRouteDeps>(registerColumnLineageRoutes, {
+  name: 'column-lineage-routes',
+});
+
+function registerColumnLineageRoutes(
+  app: FastifyInstance,
+  deps: ColumnLineageRouteDeps,
+  done: (error?: Error) => void,
+): void {
   const { state, graph, columnGraph, db } = deps;
 
   app.get<{ Querystring: ColumnLineageQuery }>(
     '/api/v1/column-lineage',
     {
+      ...plainJson,
       schema: {
         tags: ['Lineage'],
         summary: 'Column-level lineage around a dataset, a column or a job',
@@ -60,6 +77,7 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
             asOf: asOfParam,
           },
         },
+        response: responses(Ref(ColumnLineageGraphSchema), 400, 404, 410),
       },
     },
     async (request) => {
@@ -173,4 +191,5 @@ export function registerColumnLineageRoutes(app: FastifyInstance, deps: AppDeps)
       };
     },
   );
+  done();
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import {
@@ -7,35 +8,29 @@ import {
   datasetVersionFacets,
   findDatasets,
   findDatasetVersion,
-  hideDataset,
   listDatasets,
   listDatasetVersions,
-  tagDataset,
-  tagDatasetField,
-  untagDataset,
-  untagDatasetField,
   type DatasetRecord,
   type DatasetVersionRecord,
 } from '../store/queries/datasets.js';
+import type { IngestPipeline } from '../accept/pipeline.js';
 import type { Db } from '../store/db.js';
 import { datasetNamed, datasetNamedOrLinked, namespaceNamed } from '../store/queries/lookup.js';
 import { aliasFieldsOf } from './aliases-routes.js';
 import type { AppDeps } from './deps.js';
 import { asOfParam, loadDatasetAsOf, retainedAsOf } from './as-of.js';
+import { Ref } from '../core/json-schema.js';
+import { datasetsJson, datasetVersionJson, loadDatasets } from './json/dataset.js';
+import { loadRuns } from './json/run.js';
+import { pageParams, type PageQuery } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { listSchema, responses } from './schemas/common.js';
 import {
-  datasetsJson,
-  datasetVersionJson,
-  listSchema,
-  loadDatasets,
-  loadRuns,
-  pageParams,
-  plainJson,
-  responses,
-  schemaRef,
   type DatasetJson,
+  DatasetSchema,
   type DatasetVersionJson,
-  type PageQuery,
-} from './shapes.js';
+  DatasetVersionSchema,
+} from './schemas/dataset.js';
 
 interface DatasetParams {
   namespace: string;
@@ -80,8 +75,21 @@ async function versionsJson(
   );
 }
 
+/** What the dataset routes need: the readers, and the writer that soft-deletes and tags. */
+export type DatasetRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph'> & {
+  readonly pipeline: Pick<IngestPipeline, 'hide' | 'tag' | 'untag'>;
+};
+
 /** /api/v1/namespaces/{namespace}/datasets: datasets, their versions, tags and soft delete. */
-export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void {
+export const datasetRoutes = fastifyPlugin<DatasetRouteDeps>(registerDatasetRoutes, {
+  name: 'dataset-routes',
+});
+
+function registerDatasetRoutes(
+  app: FastifyInstance,
+  deps: DatasetRouteDeps,
+  done: (error?: Error) => void,
+): void {
   const { db, state, pipeline, graph } = deps;
   const base = '/api/v1/namespaces/:namespace/datasets';
 
@@ -94,7 +102,7 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
         summary: 'List the datasets of a namespace, ordered by name (soft-deleted ones left out)',
         params: { type: 'object', properties: { namespace: text }, required: ['namespace'] },
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('datasets', 'Dataset', true), 400, 404),
+        response: responses(listSchema('datasets', DatasetSchema, true), 400, 404),
       },
     },
     async (request) => {
@@ -119,7 +127,7 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
           'With `asOf`, the dataset as it was then: its version, schema, facets and column lineage.',
         params: params(),
         querystring: { type: 'object', properties: { asOf: asOfParam } },
-        response: responses(schemaRef('Dataset'), 400, 404, 410),
+        response: responses(Ref(DatasetSchema), 400, 404, 410),
       },
     },
     async (request) => {
@@ -148,20 +156,16 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
         tags: TAGS,
         summary: 'Soft-delete a dataset: hidden until the next event that names it',
         params: params(),
-        response: responses(schemaRef('Dataset'), 404),
+        response: responses(Ref(DatasetSchema), 404),
       },
     },
     async (request) => {
       const { namespace, dataset } = request.params;
-      return pipeline.exclusive(async (store, mirror) => {
-        const row = datasetNamed(mirror, namespace, dataset);
-        const json = await datasetById(store, row.id);
-        await hideDataset(store, row.id);
-        mirror.addDataset({ ...row, isHidden: true });
-        state.setHidden('dataset', row.id, true);
-        graph.setHidden('dataset', row.id, true);
-        return json;
-      });
+      const { id } = datasetNamed(state, namespace, dataset);
+      // Marquez answers with the dataset as it was before the delete.
+      const json = await datasetById(db, id);
+      await pipeline.hide('dataset', id);
+      return json;
     },
   );
 
@@ -174,7 +178,7 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
         summary: 'List the versions of a dataset, newest first',
         params: params(),
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('versions', 'DatasetVersion', true), 400, 404),
+        response: responses(listSchema('versions', DatasetVersionSchema, true), 400, 404),
       },
     },
     async (request) => {
@@ -198,7 +202,7 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
         tags: TAGS,
         summary: 'Get a version of a dataset, with the run that created it',
         params: params('version'),
-        response: responses(schemaRef('DatasetVersion'), 404),
+        response: responses(Ref(DatasetVersionSchema), 404),
       },
     },
     async (request) => {
@@ -227,13 +231,13 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
         tags: TAGS,
         summary: 'Tag a dataset (a tag that does not exist yet is created)',
         params: params('tag'),
-        response: responses(schemaRef('Dataset'), 404),
+        response: responses(Ref(DatasetSchema), 404),
       },
     },
     async (request) => {
       const { namespace, dataset, tag } = request.params;
       const { id } = datasetNamed(state, namespace, dataset);
-      await pipeline.exclusive((store) => tagDataset(store, id, tag));
+      await pipeline.tag([{ kind: 'dataset', id, tag }]);
       return datasetById(db, id);
     },
   );
@@ -246,13 +250,13 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
         tags: TAGS,
         summary: 'Remove a tag from a dataset',
         params: params('tag'),
-        response: responses(schemaRef('Dataset'), 404),
+        response: responses(Ref(DatasetSchema), 404),
       },
     },
     async (request) => {
       const { namespace, dataset, tag } = request.params;
       const { id } = datasetNamed(state, namespace, dataset);
-      await pipeline.exclusive((store) => untagDataset(store, id, tag));
+      await pipeline.untag([{ kind: 'dataset', id, tag }]);
       return datasetById(db, id);
     },
   );
@@ -285,14 +289,14 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
         tags: TAGS,
         summary: 'Tag a field of a dataset (the tag name is upper-cased, as in Marquez)',
         params: params('field', 'tag'),
-        response: responses(schemaRef('Dataset'), 404),
+        response: responses(Ref(DatasetSchema), 404),
       },
     },
     async (request) => {
       const id = await fieldOf(request.params);
-      await pipeline.exclusive((store) =>
-        tagDatasetField(store, id, request.params.field, request.params.tag.toUpperCase()),
-      );
+      await pipeline.tag([
+        { kind: 'field', id, field: request.params.field, tag: request.params.tag.toUpperCase() },
+      ]);
       return datasetById(db, id);
     },
   );
@@ -305,15 +309,16 @@ export function registerDatasetRoutes(app: FastifyInstance, deps: AppDeps): void
         tags: TAGS,
         summary: 'Remove a tag from a field of a dataset (the tag name is upper-cased, as in Marquez)',
         params: params('field', 'tag'),
-        response: responses(schemaRef('Dataset'), 404),
+        response: responses(Ref(DatasetSchema), 404),
       },
     },
     async (request) => {
       const id = await fieldOf(request.params);
-      await pipeline.exclusive((store) =>
-        untagDatasetField(store, id, request.params.field, request.params.tag.toUpperCase()),
-      );
+      await pipeline.untag([
+        { kind: 'field', id, field: request.params.field, tag: request.params.tag.toUpperCase() },
+      ]);
       return datasetById(db, id);
     },
   );
+  done();
 }

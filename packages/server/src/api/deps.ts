@@ -12,7 +12,10 @@ import type { Metrics } from '../ops/metrics.js';
 import type { ApiKeyVerifier } from '../security/keys.js';
 import type { ReplicaCredential } from '../security/replica-credential.js';
 
-/** What the HTTP layer needs from the rest of the server. */
+/**
+ * What the HTTP layer needs from the rest of the server, as buildApp receives it. Each route module declares the
+ * part it needs (its *RouteDeps) and is registered with this whole.
+ */
 export interface AppDeps {
   readonly config: ServerConfig;
   readonly db: Db;
@@ -25,6 +28,7 @@ export interface AppDeps {
    * undefined once it is in.
    */
   readonly columnLineageLoaded: () => Promise<void> | undefined;
+  /** The writer. Routes take only the edits they make (putNamespace, hide, tag, ...), each by its own name. */
   readonly pipeline: IngestPipeline;
   readonly validator: Validator;
   /** The one way in for events: limits, validation, normalisation, group commit, an outcome per event. */

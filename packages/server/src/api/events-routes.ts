@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { countEvents } from '../store/queries/events.js';
 import type { AppDeps } from './deps.js';
 import { namespacesOf } from '../security/access.js';
 
 /** Events read at a time when a namespace-scoped caller's events are filtered. */
 const SCAN_CHUNK = 1000;
-import { pageParams, responses } from './shapes.js';
+import { pageParams } from './paging.js';
+import { responses } from './schemas/common.js';
 
 type EventKindParam = 'RUN' | 'DATASET' | 'JOB';
 
@@ -18,13 +20,22 @@ interface EventsQuery {
   offset: number;
 }
 
+/** What the event routes read: the store. */
+export type EventRouteDeps = Pick<AppDeps, 'db'>;
+
 /**
  * GET /api/v1/events/lineage: the raw events, exactly as received, newest first by default. Like Marquez, only
  * RunEvents unless `kind` asks for DatasetEvents or JobEvents too: the Marquez UI's Events page reads
  * `event.run.runId` of every event it lists. Unlike Marquez, `totalCount` counts what is listed (Marquez counts
  * every kind, so its last pages come up short).
  */
-export function registerEventRoutes(app: FastifyInstance, { db }: AppDeps): void {
+export const eventRoutes = fastifyPlugin<EventRouteDeps>(registerEventRoutes, { name: 'event-routes' });
+
+function registerEventRoutes(
+  app: FastifyInstance,
+  { db }: EventRouteDeps,
+  done: (error?: Error) => void,
+): void {
   app.get<{ Querystring: EventsQuery }>(
     '/api/v1/events/lineage',
     {
@@ -109,4 +120,5 @@ export function registerEventRoutes(app: FastifyInstance, { db }: AppDeps): void
       return reply.type('application/json; charset=utf-8').send(text);
     },
   );
+  done();
 }

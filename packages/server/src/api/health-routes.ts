@@ -1,9 +1,13 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import type { AppDeps } from './deps.js';
 import { storeEngine, type Db } from '../store/db.js';
 
 /** How long a readiness probe waits for the store before calling it unreachable. */
 const READY_PROBE_TIMEOUT_MS = 2_000;
+
+/** What the health routes report on: the store, its health, replication, the column graph's load, the version. */
+export type HealthRouteDeps = Pick<AppDeps, 'db' | 'health' | 'replication' | 'columnGraph' | 'version'>;
 
 /**
  * Liveness and readiness. `/healthz` says the process is up and serving HTTP (restart it if this fails);
@@ -11,7 +15,13 @@ const READY_PROBE_TIMEOUT_MS = 2_000;
  * forwards writes), migrations are applied, and which role it has with how far it has followed the commits. `/healthcheck` (Marquez's path) answers as `/readyz` does, so a load
  * balancer that polls it stops sending traffic to a server whose store is gone.
  */
-export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void {
+export const healthRoutes = fastifyPlugin<HealthRouteDeps>(registerHealthRoutes, { name: 'health-routes' });
+
+function registerHealthRoutes(
+  app: FastifyInstance,
+  deps: HealthRouteDeps,
+  done: (error?: Error) => void,
+): void {
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
 
   const ready = async () => {
@@ -75,6 +85,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void 
       return reply.status(status).send(body);
     });
   }
+  done();
 }
 
 /** What /readyz says of the store: external PostgreSQL, or the embedded store and the engine it runs on. */

@@ -2,9 +2,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError, asHeadwaterError } from '../core/errors.js';
 import { isStoreUnavailable, type StoreHealth } from '../store/availability.js';
-import { NO_NUL_PATTERN } from './shapes.js';
+import { NO_NUL_PATTERN } from './json-body.js';
 
 /** What the HTTP core needs: the body limit (for its message) and, where there is a store, its health. */
 export interface HttpCoreDeps {
@@ -24,7 +25,9 @@ const fastifyErrorCodes: Record<string, HeadwaterError['code']> = {
  * The HTTP layer every Headwater process shares (the server and the proxy): bodies kept as text (JSON, NDJSON,
  * gzip or deflate), the one error format, and the 404 answer.
  */
-export function registerHttpCore(app: FastifyInstance, deps: HttpCoreDeps): void {
+export const httpCore = fastifyPlugin<HttpCoreDeps>(registerHttpCore, { name: 'http-core' });
+
+function registerHttpCore(app: FastifyInstance, deps: HttpCoreDeps, done: (error?: Error) => void): void {
   // Ingest keeps the body as text: it is parsed once, validated, and stored as the event's JSON text.
   app.removeAllContentTypeParsers();
   for (const type of [
@@ -109,6 +112,7 @@ export function registerHttpCore(app: FastifyInstance, deps: HttpCoreDeps): void
       message: `No route ${request.method} ${request.url.split('?')[0]}; see /api/v1/openapi.json.`,
     });
   });
+  done();
 }
 
 /** A body too large is read and dropped up to at least this many bytes more (see {@link discardBody}). */

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import type { CheckedEvent, EventOutcome, IncomingEvent, IngestFrontDoor } from '../accept/front-door.js';
 import { unwritableNamespaces, type Principal } from '../security/access.js';
@@ -133,7 +134,13 @@ const STRICT_NOTE =
   'types, enums; --strict formats also asserts the date-time, uuid and uri formats.';
 
 /** POST /api/v1/lineage and /api/v1/lineage/batch: the HTTP doors of the one ingest path. */
-export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps): void {
+export const ingestRoutes = fastifyPlugin<IngestRouteDeps>(registerIngestRoutes, { name: 'ingest-routes' });
+
+function registerIngestRoutes(
+  app: FastifyInstance,
+  deps: IngestRouteDeps,
+  done: (error?: Error) => void,
+): void {
   const { frontDoor } = deps;
 
   app.post(
@@ -257,6 +264,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
       return answer;
     },
   );
+  done();
 }
 
 /** Why the caller may not send `value`, or undefined when they may (see README, "Security"). */

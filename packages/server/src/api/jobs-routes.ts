@@ -1,36 +1,29 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import {
   countJobs,
   findJobVersion,
-  hideJob,
   listJobs,
   listJobVersions,
-  tagJob,
-  untagJob,
   type JobFilter,
 } from '../store/queries/jobs.js';
 import { jobNamed, namespaceNamed } from '../store/queries/lookup.js';
 import { countJobRuns, listJobRuns } from '../store/queries/runs.js';
-import type { Db } from '../store/db.js';
+import type { IngestPipeline } from '../accept/pipeline.js';
+import type { ServerConfig } from '../config/server-config.js';
 import type { AppDeps } from './deps.js';
 import { readableNamespaces } from './visibility.js';
 import { asOfParam, loadJobAsOf, retainedAsOf } from './as-of.js';
-import {
-  jobsJson,
-  jobVersionJson,
-  listSchema,
-  loadJobs,
-  loadRuns,
-  pageParams,
-  plainJson,
-  responses,
-  runsJson,
-  schemaRef,
-  type JobJson,
-  type PageQuery,
-} from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { jobsJson, jobVersionJson, loadJobs } from './json/job.js';
+import { loadRuns, runsJson } from './json/run.js';
+import { pageParams, type PageQuery } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { listSchema, responses } from './schemas/common.js';
+import { type JobJson, JobSchema, JobVersionSchema } from './schemas/job.js';
+import { RunSchema } from './schemas/run.js';
 
 interface JobParams {
   namespace: string;
@@ -65,13 +58,21 @@ const jobListQuery = {
 
 const TAGS = ['Jobs'];
 
+/** What the job routes need: the readers, when a run is stale, and the writer that soft-deletes and tags. */
+export type JobRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph'> & {
+  readonly config: Pick<ServerConfig, 'staleRunAfterMs'>;
+  readonly pipeline: Pick<IngestPipeline, 'hide' | 'tag' | 'untag'>;
+};
+
 /** /api/v1/jobs and /api/v1/namespaces/{namespace}/jobs: jobs, their versions, runs, tags and soft delete. */
-export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const { db, state, pipeline, graph } = deps;
+export const jobRoutes = fastifyPlugin<JobRouteDeps>(registerJobRoutes, { name: 'job-routes' });
+
+function registerJobRoutes(app: FastifyInstance, deps: JobRouteDeps, done: (error?: Error) => void): void {
+  const { db, state, pipeline } = deps;
   const base = '/api/v1/namespaces/:namespace/jobs';
 
-  async function jobById(store: Db, id: number): Promise<JobJson> {
-    const job = (await loadJobs({ ...deps, db: store }, [id])).get(id);
+  async function jobById(id: number): Promise<JobJson> {
+    const job = (await loadJobs(deps, [id])).get(id);
     if (!job) throw new HeadwaterError('NOT_FOUND', `Job ${id} vanished while it was read; retry.`);
     return job;
   }
@@ -92,7 +93,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags: TAGS,
         summary: 'List the jobs of all namespaces, most recently updated first',
         querystring: jobListQuery,
-        response: responses(listSchema('jobs', 'Job', true), 400),
+        response: responses(listSchema('jobs', JobSchema, true), 400),
       },
     },
     (request) =>
@@ -114,7 +115,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         summary: 'List the jobs of a namespace, most recently updated first',
         params: { type: 'object', properties: { namespace: text }, required: ['namespace'] },
         querystring: jobListQuery,
-        response: responses(listSchema('jobs', 'Job', true), 400, 404),
+        response: responses(listSchema('jobs', JobSchema, true), 400, 404),
       },
     },
     (request) =>
@@ -137,14 +138,14 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         description: 'With `asOf`, the job as it was then: its edges, runs, run states, version and facets.',
         params: params(),
         querystring: { type: 'object', properties: { asOf: asOfParam } },
-        response: responses(schemaRef('Job'), 400, 404, 410),
+        response: responses(Ref(JobSchema), 400, 404, 410),
       },
     },
     async (request) => {
       const { namespace, job } = request.params;
       const id = jobNamed(state, namespace, job).id;
       const asOf = await retainedAsOf(db, request.query.asOf);
-      if (!asOf) return jobById(db, id);
+      if (!asOf) return jobById(id);
       const then = await loadJobAsOf(deps, id, asOf);
       if (!then)
         throw new HeadwaterError(
@@ -163,19 +164,16 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags: TAGS,
         summary: 'Soft-delete a job: hidden until the next event that names it',
         params: params(),
-        response: responses(schemaRef('Job'), 404),
+        response: responses(Ref(JobSchema), 404),
       },
     },
-    (request) =>
-      pipeline.exclusive(async (store, mirror) => {
-        const row = jobNamed(mirror, request.params.namespace, request.params.job);
-        const json = await jobById(store, row.id);
-        await hideJob(store, row.id);
-        mirror.addJob({ ...row, isHidden: true });
-        state.setHidden('job', row.id, true);
-        graph.setHidden('job', row.id, true);
-        return json;
-      }),
+    async (request) => {
+      const { id } = jobNamed(state, request.params.namespace, request.params.job);
+      // Marquez answers with the job as it was before the delete.
+      const json = await jobById(id);
+      await pipeline.hide('job', id);
+      return json;
+    },
   );
 
   app.get<{ Params: JobParams; Querystring: PageQuery }>(
@@ -187,7 +185,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         summary: 'List the versions of a job, newest first',
         params: params(),
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('versions', 'JobVersion', false), 400, 404),
+        response: responses(listSchema('versions', JobVersionSchema, false), 400, 404),
       },
     },
     async (request) => {
@@ -218,7 +216,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags: TAGS,
         summary: 'Get a version of a job',
         params: params('version'),
-        response: responses(schemaRef('JobVersion'), 404),
+        response: responses(Ref(JobVersionSchema), 404),
       },
     },
     async (request) => {
@@ -249,7 +247,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         summary: 'List the runs of a job, newest first (by startedAt, runs that never started last)',
         params: params(),
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('runs', 'Run', true), 400, 404),
+        response: responses(listSchema('runs', RunSchema, true), 400, 404),
       },
     },
     async (request) => {
@@ -270,13 +268,13 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags: TAGS,
         summary: 'Tag a job (a tag that does not exist yet is created)',
         params: params('tag'),
-        response: responses(schemaRef('Job'), 404),
+        response: responses(Ref(JobSchema), 404),
       },
     },
     async (request) => {
       const { id } = jobNamed(state, request.params.namespace, request.params.job);
-      await pipeline.exclusive((store) => tagJob(store, id, request.params.tag));
-      return jobById(db, id);
+      await pipeline.tag([{ kind: 'job', id, tag: request.params.tag }]);
+      return jobById(id);
     },
   );
 
@@ -288,13 +286,14 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags: TAGS,
         summary: 'Remove a tag from a job',
         params: params('tag'),
-        response: responses(schemaRef('Job'), 404),
+        response: responses(Ref(JobSchema), 404),
       },
     },
     async (request) => {
       const { id } = jobNamed(state, request.params.namespace, request.params.job);
-      await pipeline.exclusive((store) => untagJob(store, id, request.params.tag));
-      return jobById(db, id);
+      await pipeline.untag([{ kind: 'job', id, tag: request.params.tag }]);
+      return jobById(id);
     },
   );
+  done();
 }

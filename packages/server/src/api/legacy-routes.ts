@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import type { IngestFrontDoor } from '../accept/front-door.js';
 import { isUuid, runUuidOf } from '../core/ids.js';
@@ -14,29 +15,36 @@ import {
   type LegacyRef,
   type LegacyRunAction,
 } from '../accept/marquez-legacy.js';
-import { tagDataset, tagDatasetField } from '../store/queries/datasets.js';
+import type { IngestPipeline } from '../accept/pipeline.js';
+import type { ServerConfig } from '../config/server-config.js';
+import type { TagChange } from '../store/edits.js';
 import { datasetNamed, jobNamed, namespaceNamed } from '../store/queries/lookup.js';
 import { findRuns } from '../store/queries/runs.js';
 import { findSource } from '../store/queries/sources.js';
 import type { AppDeps } from './deps.js';
 import { forbiddenReason, outcomeError } from './ingest-routes.js';
-import {
-  loadDatasets,
-  loadJobs,
-  loadRuns,
-  NO_NUL_PATTERN,
-  parseJsonBody,
-  plainJson,
-  responses,
-  schemaRef,
-  sourceJson,
-  storedText,
-} from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { NO_NUL_PATTERN, parseJsonBody, storedText } from './json-body.js';
+import { loadDatasets } from './json/dataset.js';
+import { loadJobs } from './json/job.js';
+import { sourceJson } from './json/namespace.js';
+import { loadRuns } from './json/run.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
+import { DatasetSchema } from './schemas/dataset.js';
+import { JobSchema } from './schemas/job.js';
+import { SourceSchema } from './schemas/namespace.js';
+import { RunSchema } from './schemas/run.js';
 
-/** What the legacy write routes need: the front door they send their events through, and the readers. */
-export type LegacyRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph' | 'pipeline' | 'config' | 'version'> & {
+/**
+ * What the legacy write routes need: the front door they send their events through, the writer that tags, the
+ * readers, when a run is stale, and the version (the producer of the events they make).
+ */
+export type LegacyRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph' | 'version'> & {
   readonly frontDoor: Pick<IngestFrontDoor, 'submit' | 'declareSource'> &
     Partial<Pick<IngestFrontDoor, 'report'>>;
+  readonly pipeline: Pick<IngestPipeline, 'tag'>;
+  readonly config: Pick<ServerConfig, 'staleRunAfterMs'>;
 };
 
 const TAGS = ['Marquez legacy write API'];
@@ -107,7 +115,13 @@ function timeParam(value: string | undefined | null, where: string): Date | unde
  * source PUT becomes an OpenLineage event sent through the front door (src/accept/marquez-legacy.ts says which),
  * so the writer allocates the ids and derives the state; the answers are the read API's shapes.
  */
-export function registerLegacyRoutes(app: FastifyInstance, deps: LegacyRouteDeps): void {
+export const legacyRoutes = fastifyPlugin<LegacyRouteDeps>(registerLegacyRoutes, { name: 'legacy-routes' });
+
+function registerLegacyRoutes(
+  app: FastifyInstance,
+  deps: LegacyRouteDeps,
+  done: (error?: Error) => void,
+): void {
   const { db, state, frontDoor, pipeline } = deps;
   const producer = legacyProducer(deps.version);
 
@@ -172,7 +186,7 @@ export function registerLegacyRoutes(app: FastifyInstance, deps: LegacyRouteDeps
           },
           required: ['type', 'connectionUrl'],
         },
-        response: responses(schemaRef('Source'), 400, 401, 403),
+        response: responses(Ref(SourceSchema), 400, 401, 403),
       },
     },
     async (request) => {
@@ -234,7 +248,7 @@ export function registerLegacyRoutes(app: FastifyInstance, deps: LegacyRouteDeps
           },
           required: ['type', 'sourceName'],
         },
-        response: responses(schemaRef('Dataset'), 400, 401, 403, 404, 422),
+        response: responses(Ref(DatasetSchema), 400, 401, 403, 404, 422),
       },
     },
     async (request) => {
@@ -271,12 +285,11 @@ export function registerLegacyRoutes(app: FastifyInstance, deps: LegacyRouteDeps
       const fieldTags = (body.fields ?? []).flatMap((field) =>
         (field.tags ?? []).map((tag) => [field.name, tag] as const),
       );
-      if ((body.tags ?? []).length > 0 || fieldTags.length > 0) {
-        await pipeline.exclusive(async (store) => {
-          for (const tag of body.tags ?? []) await tagDataset(store, id, tag);
-          for (const [field, tag] of fieldTags) await tagDatasetField(store, id, field, tag);
-        });
-      }
+      const tags: TagChange[] = [
+        ...(body.tags ?? []).map((tag) => ({ kind: 'dataset' as const, id, tag })),
+        ...fieldTags.map(([field, tag]) => ({ kind: 'field' as const, id, field, tag })),
+      ];
+      if (tags.length > 0) await pipeline.tag(tags);
       const json = (await loadDatasets(db, [id])).get(id);
       if (!json) throw new HeadwaterError('NOT_FOUND', `Dataset ${id} vanished while it was read; retry.`);
       return json;
@@ -313,7 +326,7 @@ export function registerLegacyRoutes(app: FastifyInstance, deps: LegacyRouteDeps
           },
           required: ['type'],
         },
-        response: responses(schemaRef('Job'), 400, 401, 403, 404, 422),
+        response: responses(Ref(JobSchema), 400, 401, 403, 404, 422),
       },
     },
     async (request) => {
@@ -377,7 +390,7 @@ export function registerLegacyRoutes(app: FastifyInstance, deps: LegacyRouteDeps
             args: { type: ['object', 'null'], additionalProperties: storedText },
           },
         },
-        response: created(responses(schemaRef('Run'), 400, 401, 403, 404, 409, 422)),
+        response: created(responses(Ref(RunSchema), 400, 401, 403, 404, 409, 422)),
       },
     },
     async (request, reply) => {
@@ -436,7 +449,7 @@ export function registerLegacyRoutes(app: FastifyInstance, deps: LegacyRouteDeps
             type: 'object',
             properties: { at: { type: 'string', description: 'When (ISO-8601); now if absent' } },
           },
-          response: responses(schemaRef('Run'), 400, 401, 403, 404, 422),
+          response: responses(Ref(RunSchema), 400, 401, 403, 404, 422),
         },
       },
       async (request) => {
@@ -459,4 +472,5 @@ export function registerLegacyRoutes(app: FastifyInstance, deps: LegacyRouteDeps
       },
     );
   }
+  done();
 }

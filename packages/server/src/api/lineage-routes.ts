@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import type { ReadSide } from '../replica/read-side.js';
 import { HeadwaterError } from '../core/errors.js';
 import type { DatasetAliases } from '../read-model/aliases.js';
 import type { GraphNode, LineageDirection } from '../read-model/lineage-graph.js';
@@ -9,18 +11,18 @@ import type { AppDeps } from './deps.js';
 import { nodeIdOf, parseNodeId } from '../core/node-id.js';
 import { NodeDataCache } from './node-data-cache.js';
 import { asOfParam, loadDatasetNodeDataAsOf, loadJobNodeDataAsOf, retainedAsOf } from './as-of.js';
-import { loadDatasetNodeData, loadJobNodeData } from './shapes.js';
+import { loadDatasetNodeData } from './json/dataset.js';
+import { loadJobNodeData } from './json/job.js';
+import { Ref } from '../core/json-schema.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
+import { LineageGraphSchema, type LineageEdgeJson as Edge } from './schemas/lineage.js';
 
 interface LineageQuery {
   nodeId: string;
   depth: number;
   direction?: string;
   asOf?: string;
-}
-
-interface Edge {
-  origin: string;
-  destination: string;
 }
 
 /** Node data as JSON text, as the cache holds it. */
@@ -47,8 +49,21 @@ async function resolveNode(
   );
 }
 
+/** What the lineage route reads, and the read side whose commits drop its cached node data. */
+export type LineageRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph'> & {
+  readonly replication: { readonly readSide: Pick<ReadSide, 'onBatch' | 'onExclusive'> };
+};
+
 /** GET /api/v1/lineage: Marquez's node/edge graph, computed from the in-memory graph index. */
-export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void {
+export const lineageRoutes = fastifyPlugin<LineageRouteDeps>(registerLineageRoutes, {
+  name: 'lineage-routes',
+});
+
+function registerLineageRoutes(
+  app: FastifyInstance,
+  deps: LineageRouteDeps,
+  done: (error?: Error) => void,
+): void {
   const { state, graph, db } = deps;
   const cache = new NodeDataCache();
   deps.replication.readSide.onBatch((delta) => cache.invalidate(delta));
@@ -57,6 +72,7 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
   app.get<{ Querystring: LineageQuery }>(
     '/api/v1/lineage',
     {
+      ...plainJson,
       schema: {
         tags: ['Lineage'],
         summary: 'The lineage graph around a dataset or job',
@@ -91,6 +107,7 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
             asOf: asOfParam,
           },
         },
+        response: responses(Ref(LineageGraphSchema), 400, 404, 410),
       },
     },
     async (request, reply) => {
@@ -150,4 +167,5 @@ export function registerLineageRoutes(app: FastifyInstance, deps: AppDeps): void
       return reply.type('application/json; charset=utf-8').send(`{"graph":[${parts.join(',')}]}`);
     },
   );
+  done();
 }

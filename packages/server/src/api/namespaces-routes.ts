@@ -1,25 +1,17 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
-import {
-  findNamespace,
-  hideNamespace,
-  listNamespaces,
-  upsertNamespace,
-} from '../store/queries/namespaces.js';
-import { namespaceNamed, namespaceNotFound } from '../store/queries/lookup.js';
+import type { IngestPipeline } from '../accept/pipeline.js';
+import { findNamespace, listNamespaces } from '../store/queries/namespaces.js';
+import { namespaceNotFound } from '../store/queries/lookup.js';
 import type { AppDeps } from './deps.js';
-import {
-  listSchema,
-  namespaceJson,
-  NO_NUL_PATTERN,
-  pageParams,
-  parseJsonBody,
-  plainJson,
-  responses,
-  schemaRef,
-  storedText,
-  type PageQuery,
-} from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { NO_NUL_PATTERN, parseJsonBody, storedText } from './json-body.js';
+import { namespaceJson } from './json/namespace.js';
+import { pageParams, type PageQuery } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { listSchema, responses } from './schemas/common.js';
+import { NamespaceSchema } from './schemas/namespace.js';
 
 /** Marquez's rule for namespace names (NamespaceName.java), enforced where a client creates one. */
 const NAMESPACE_NAME = /^[a-zA-Z:;=/0-9_\-.@+]{1,1024}$/;
@@ -30,9 +22,22 @@ const namespaceParams = {
   required: ['namespace'],
 } as const;
 
+/** What the namespace routes need: the store they read, and the writer that declares and soft-deletes. */
+export type NamespaceRouteDeps = Pick<AppDeps, 'db'> & {
+  readonly pipeline: Pick<IngestPipeline, 'putNamespace' | 'hide'>;
+};
+
 /** /api/v1/namespaces: list, get, create or update (PUT), soft delete. */
-export function registerNamespaceRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const { db, pipeline, graph } = deps;
+export const namespaceRoutes = fastifyPlugin<NamespaceRouteDeps>(registerNamespaceRoutes, {
+  name: 'namespace-routes',
+});
+
+function registerNamespaceRoutes(
+  app: FastifyInstance,
+  deps: NamespaceRouteDeps,
+  done: (error?: Error) => void,
+): void {
+  const { db, pipeline } = deps;
 
   app.get<{ Querystring: PageQuery }>(
     '/api/v1/namespaces',
@@ -42,7 +47,7 @@ export function registerNamespaceRoutes(app: FastifyInstance, deps: AppDeps): vo
         tags: ['Namespaces'],
         summary: 'List namespaces, ordered by name (soft-deleted ones included, with isHidden true)',
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('namespaces', 'Namespace', false), 400),
+        response: responses(listSchema('namespaces', NamespaceSchema, false), 400),
       },
     },
     async (request) => {
@@ -65,7 +70,7 @@ export function registerNamespaceRoutes(app: FastifyInstance, deps: AppDeps): vo
         tags: ['Namespaces'],
         summary: 'Get a namespace',
         params: namespaceParams,
-        response: responses(schemaRef('Namespace'), 404),
+        response: responses(Ref(NamespaceSchema), 404),
       },
     },
     async (request) => {
@@ -91,7 +96,7 @@ export function registerNamespaceRoutes(app: FastifyInstance, deps: AppDeps): vo
           },
           required: ['ownerName'],
         },
-        response: responses(schemaRef('Namespace'), 400),
+        response: responses(Ref(NamespaceSchema), 400),
       },
       preValidation: parseJsonBody,
     },
@@ -104,28 +109,8 @@ export function registerNamespaceRoutes(app: FastifyInstance, deps: AppDeps): vo
         );
       }
       const { ownerName, description } = request.body;
-      // Namespace ids are assigned by the writer: create the row between two ingest commits and tell the mirror.
-      const record = await pipeline.exclusive(async (store, mirror) => {
-        const known = mirror.namespaces.get(name);
-        const id = known?.id ?? mirror.next.namespace;
-        const row = await upsertNamespace(store, {
-          id,
-          name,
-          ownerName,
-          description: description ?? undefined,
-          now: new Date(),
-        });
-        if (!known) mirror.next.namespace++;
-        mirror.addNamespace({
-          id: row.id,
-          name: row.name,
-          createdAt: row.createdAt.getTime(),
-          updatedAt: row.updatedAt.getTime(),
-          isHidden: false,
-        });
-        deps.state.setNamespace({ id: row.id, name: row.name, isHidden: false });
-        return row;
-      });
+      // The writer gives a new namespace its id.
+      const record = await pipeline.putNamespace({ name, ownerName, description: description ?? undefined });
       return namespaceJson(record);
     },
   );
@@ -139,34 +124,17 @@ export function registerNamespaceRoutes(app: FastifyInstance, deps: AppDeps): vo
         summary:
           'Soft-delete a namespace with its datasets and jobs (the next event naming them brings them back)',
         params: namespaceParams,
-        response: responses(schemaRef('Namespace'), 404),
+        response: responses(Ref(NamespaceSchema), 404),
       },
     },
     async (request) => {
       const name = request.params.namespace;
-      const record = await pipeline.exclusive(async (store, mirror) => {
-        const namespace = namespaceNamed(mirror, name);
-        const before = await findNamespace(store, name);
-        if (!before) throw namespaceNotFound(name);
-        const hidden = await hideNamespace(store, namespace.id);
-        mirror.addNamespace({ ...namespace, isHidden: true });
-        deps.state.setHidden('namespace', namespace.id, true);
-        for (const id of hidden.datasetIds) {
-          const row = mirror.datasetsById.get(id);
-          if (row) mirror.addDataset({ ...row, isHidden: true });
-          deps.state.setHidden('dataset', id, true);
-          graph.setHidden('dataset', id, true);
-        }
-        for (const id of hidden.jobIds) {
-          const row = mirror.jobsById.get(id);
-          if (row) mirror.addJob({ ...row, isHidden: true });
-          deps.state.setHidden('job', id, true);
-          graph.setHidden('job', id, true);
-        }
-        return before;
-      });
+      const record = await findNamespace(db, name);
+      if (!record) throw namespaceNotFound(name);
+      await pipeline.hide('namespace', record.id);
       // Marquez answers with the namespace as it was before the delete.
       return namespaceJson(record);
     },
   );
+  done();
 }

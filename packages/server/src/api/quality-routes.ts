@@ -3,75 +3,16 @@
  * and quality metrics its runs reported over time, and the same for one run. Answered in src/analysis/quality.ts.
  */
 import type { FastifyInstance } from 'fastify';
-import { datasetQuality, runQuality } from '../analysis/quality.js';
+import fastifyPlugin from 'fastify-plugin';
+import { DatasetQualitySchema, RunQualitySchema, datasetQuality, runQuality } from '../analysis/quality.js';
 import { HeadwaterError } from '../core/errors.js';
 import { runUuidOf } from '../core/ids.js';
 import { findRuns } from '../store/queries/runs.js';
 import { datasetNamedOrLinked } from '../store/queries/lookup.js';
 import type { AppDeps } from './deps.js';
-import {
-  arrayOf,
-  boolean,
-  nullable,
-  nullableNumber,
-  nullableString,
-  object,
-  string,
-  time,
-} from './schema-parts.js';
-import { plainJson, responses } from './shapes.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
 
-const name = object({ namespace: string, name: string });
-const resultProperties = {
-  success: boolean,
-  severity: nullableString,
-  expected: nullableString,
-  actual: nullableString,
-  runId: string,
-  at: time,
-};
-const result = object(resultProperties);
-const identity = {
-  ...string,
-  description: 'What makes results the same assertion: `n:<name>` when named, else `t:<type>:<column>`',
-};
-const assertion = object({
-  identity,
-  assertion: { ...string, description: "The assertion's type (not_null, unique, ...)" },
-  column: { ...string, description: "'' for the whole dataset" },
-  name: nullableString,
-  description: nullableString,
-  latest: result,
-  history: { ...arrayOf(result), description: 'Newest first' },
-});
-const statisticsProperties = { rowCount: nullableNumber, bytes: nullableNumber, fileCount: nullableNumber };
-const statistics = object(statisticsProperties);
-const columnMetrics = object({
-  column: string,
-  nullCount: nullableNumber,
-  distinctCount: nullableNumber,
-  count: nullableNumber,
-  sum: nullableNumber,
-  min: nullableNumber,
-  max: nullableNumber,
-});
-const observation = object({
-  runId: string,
-  job: name,
-  dataset: name,
-  state: string,
-  at: { ...time, description: 'When the run ended, else started, else was first seen' },
-  output: { ...nullable(statistics), description: 'outputStatistics: what the run wrote' },
-  input: { ...nullable(statistics), description: 'inputStatistics: what the run read' },
-  metrics: {
-    ...nullable(object({ ...statisticsProperties, columns: arrayOf(columnMetrics) })),
-    description:
-      'dataQualityMetrics: the dataset as the run saw it, with null and distinct counts per column',
-  },
-  assertions: arrayOf(
-    object({ identity, assertion: string, column: string, name: nullableString, ...resultProperties }),
-  ),
-});
 const limit = (description: string, fallback: number) => ({
   type: 'integer',
   minimum: 1,
@@ -80,8 +21,19 @@ const limit = (description: string, fallback: number) => ({
   description,
 });
 
+/** What the quality routes read: the store, the read model and both graphs. */
+export type QualityRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph' | 'columnGraph'>;
+
 /** GET .../datasets/{dataset}/quality and GET /api/v1/jobs/runs/{id}/quality. */
-export function registerQualityRoutes(app: FastifyInstance, deps: AppDeps): void {
+export const qualityRoutes = fastifyPlugin<QualityRouteDeps>(registerQualityRoutes, {
+  name: 'quality-routes',
+});
+
+function registerQualityRoutes(
+  app: FastifyInstance,
+  deps: QualityRouteDeps,
+  done: (error?: Error) => void,
+): void {
   const { db, state } = deps;
   const source = { db, state, graph: deps.graph, columnGraph: deps.columnGraph.analysisView };
 
@@ -104,7 +56,7 @@ export function registerQualityRoutes(app: FastifyInstance, deps: AppDeps): void
           "dataset's dataQualityAssertions facet use the same latest results.",
         params: {
           type: 'object',
-          properties: { namespace: string, dataset: string },
+          properties: { namespace: { type: 'string' }, dataset: { type: 'string' } },
           required: ['namespace', 'dataset'],
         },
         querystring: {
@@ -114,7 +66,7 @@ export function registerQualityRoutes(app: FastifyInstance, deps: AppDeps): void
             runs: limit('Runs with statistics, metrics or assertions, newest first', 100),
           },
         },
-        response: responses(object({ assertions: arrayOf(assertion), runs: arrayOf(observation) }), 400, 404),
+        response: responses(DatasetQualitySchema, 400, 404),
       },
     },
     async (request) => {
@@ -130,8 +82,8 @@ export function registerQualityRoutes(app: FastifyInstance, deps: AppDeps): void
       schema: {
         tags: ['Quality'],
         summary: 'What a run reported about its datasets: statistics, quality metrics and assertions',
-        params: { type: 'object', properties: { id: string }, required: ['id'] },
-        response: responses(object({ runId: string, datasets: arrayOf(observation) }), 404),
+        params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        response: responses(RunQualitySchema, 404),
       },
     },
     async (request) => {
@@ -142,4 +94,5 @@ export function registerQualityRoutes(app: FastifyInstance, deps: AppDeps): void
       return runQuality(source, uuid);
     },
   );
+  done();
 }

@@ -1,28 +1,46 @@
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from './deps.js';
-import { registerDatasetRoutes } from './datasets-routes.js';
-import { registerEventRoutes } from './events-routes.js';
-import { registerJobRoutes } from './jobs-routes.js';
-import { registerNamespaceRoutes } from './namespaces-routes.js';
-import { registerQualityRoutes } from './quality-routes.js';
-import { registerRunRoutes } from './runs-routes.js';
-import { registerSearchRoutes } from './search-routes.js';
-import { sharedSchemas } from './shapes.js';
-import { registerSourceRoutes } from './sources-routes.js';
-import { registerStatsRoutes } from './stats-routes.js';
-import { registerTagRoutes } from './tags-routes.js';
+import fastifyPlugin from 'fastify-plugin';
+import { datasetRoutes, type DatasetRouteDeps } from './datasets-routes.js';
+import { eventRoutes, type EventRouteDeps } from './events-routes.js';
+import { jobRoutes, type JobRouteDeps } from './jobs-routes.js';
+import { namespaceRoutes, type NamespaceRouteDeps } from './namespaces-routes.js';
+import { qualityRoutes, type QualityRouteDeps } from './quality-routes.js';
+import { runRoutes, type RunRouteDeps } from './runs-routes.js';
+import { searchRoutes, type SearchRouteDeps } from './search-routes.js';
+import { sharedSchemas } from './schemas/shared.js';
+import { sourceRoutes, type SourceRouteDeps } from './sources-routes.js';
+import { statsRoutes, type StatsRouteDeps } from './stats-routes.js';
+import { tagRoutes, type TagRouteDeps } from './tags-routes.js';
 
-/** Registers the read API route modules (the Marquez-compatible API) and the schemas they share. */
-export function registerReadRoutes(app: FastifyInstance, deps: AppDeps): void {
-  for (const schema of sharedSchemas) app.addSchema(schema);
-  registerEventRoutes(app, deps);
-  registerNamespaceRoutes(app, deps);
-  registerSourceRoutes(app, deps);
-  registerDatasetRoutes(app, deps);
-  registerJobRoutes(app, deps);
-  registerRunRoutes(app, deps);
-  registerQualityRoutes(app, deps);
-  registerTagRoutes(app, deps);
-  registerSearchRoutes(app, deps);
-  registerStatsRoutes(app, deps);
-}
+/** What the read API's route modules need, together. */
+export type ReadRouteDeps = EventRouteDeps &
+  NamespaceRouteDeps &
+  SourceRouteDeps &
+  DatasetRouteDeps &
+  JobRouteDeps &
+  RunRouteDeps &
+  QualityRouteDeps &
+  TagRouteDeps &
+  SearchRouteDeps &
+  StatsRouteDeps;
+
+/**
+ * The read API's route modules (the Marquez-compatible API) and the schemas they share. Like every route module it
+ * is not encapsulated (fastify-plugin), so the shared schemas are the root's, and every later module can refer to
+ * them too.
+ */
+export const readRoutes = fastifyPlugin<ReadRouteDeps>(
+  async (app, deps) => {
+    for (const schema of sharedSchemas) app.addSchema(schema);
+    await app.register(eventRoutes, deps);
+    await app.register(namespaceRoutes, deps);
+    await app.register(sourceRoutes, deps);
+    await app.register(datasetRoutes, deps);
+    await app.register(jobRoutes, deps);
+    await app.register(runRoutes, deps);
+    await app.register(qualityRoutes, deps);
+    await app.register(tagRoutes, deps);
+    await app.register(searchRoutes, deps);
+    await app.register(statsRoutes, deps);
+  },
+  { name: 'read-routes' },
+);

@@ -1,23 +1,20 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import type { ServerConfig } from '../config/server-config.js';
 import { HeadwaterError } from '../core/errors.js';
 import { runUuidOf } from '../core/ids.js';
 import { latestFacets } from '../store/queries/facets.js';
 import { facetsAsOf } from '../store/queries/history.js';
 import { findRuns } from '../store/queries/runs.js';
 import type { AppDeps } from './deps.js';
-import { runChildren } from './run-children.js';
-import { arrayOf, boolean, integer, nullableNumber, nullableTime, object, string } from './schema-parts.js';
-import {
-  MAX_PAGE,
-  loadRuns,
-  plainJson,
-  responses,
-  runErrorSchema,
-  schemaRef,
-  staleRunSchema,
-  contradictoryStatesSchema,
-  type PageQuery,
-} from './shapes.js';
+import { runChildren } from './json/run-children.js';
+import { Ref } from '../core/json-schema.js';
+import { loadRuns } from './json/run.js';
+import { MAX_PAGE, type PageQuery } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
+import { RunChildrenSchema } from './schemas/run-children.js';
+import { RunSchema } from './schemas/run.js';
 
 const runParams = {
   type: 'object',
@@ -34,65 +31,6 @@ const runParams = {
 /** The most children one page holds: a pipeline of a few thousand nodes fits in one or two pages. */
 const MAX_CHILDREN_PAGE = 2000;
 
-const childDataset = object({
-  namespace: string,
-  name: string,
-  version: { ...string, description: 'The dataset version the child read or wrote' },
-  rowCount: {
-    ...nullableNumber,
-    description: 'From the inputStatistics (inputs) or outputStatistics (outputs) facet',
-  },
-  bytes: { ...nullableNumber, description: 'size from the same facet' },
-  fileCount: nullableNumber,
-});
-const childProperties = {
-  runId: { ...string, format: 'uuid' },
-  job: schemaRef('EntityId'),
-  state: { type: 'string', enum: ['NEW', 'RUNNING', 'COMPLETED', 'ABORTED', 'FAILED'] },
-  startedAt: { ...nullableTime, description: 'The earliest START, else the earliest RUNNING' },
-  endedAt: { ...nullableTime, description: 'The terminal event' },
-  durationMs: { type: ['integer', 'null'], description: 'endedAt - startedAt' },
-  ran: {
-    ...boolean,
-    description:
-      'false for a child that never started: ABORTED without START or RUNNING (a failure elsewhere stopped it), or NEW',
-  },
-  error: runErrorSchema,
-  inputs: arrayOf(childDataset),
-  outputs: arrayOf(childDataset),
-  stale: staleRunSchema,
-  contradictoryStates: contradictoryStatesSchema,
-};
-// Every property is always there but `stale` and `contradictoryStates`, as on a Run.
-const childRun = {
-  ...object(childProperties),
-  required: Object.keys(childProperties).filter((key) => key !== 'stale' && key !== 'contradictoryStates'),
-};
-const runChildrenSchema = object({
-  runId: { ...string, format: 'uuid' },
-  totalCount: { ...integer, description: 'Children on all pages' },
-  states: {
-    type: 'object',
-    additionalProperties: integer,
-    description: 'Children on all pages by state (only states that occur)',
-  },
-  neverRanCount: { ...integer, description: 'Children on all pages that never ran (ran: false)' },
-  children: {
-    ...arrayOf(childRun),
-    description: 'In the order they ran: by start, else end; children with neither last',
-  },
-  edges: {
-    ...arrayOf(
-      object({
-        from: { ...string, format: 'uuid', description: 'The child that wrote the datasets' },
-        to: { ...string, format: 'uuid', description: 'The child that read them' },
-        datasets: arrayOf(schemaRef('EntityId')),
-      }),
-    ),
-    description: 'Between the children of this page: one per writer and reader pair',
-  },
-});
-
 function notFound(id: string): HeadwaterError {
   return new HeadwaterError(
     'NOT_FOUND',
@@ -100,8 +38,17 @@ function notFound(id: string): HeadwaterError {
   );
 }
 
+/** What the run routes need: the store, and when a run is stale. */
+export type RunRouteDeps = Pick<AppDeps, 'db'> & { readonly config: Pick<ServerConfig, 'staleRunAfterMs'> };
+
 /** /api/v1/jobs/runs/{id}: a run, and its run or job facets. */
-export function registerRunRoutes(app: FastifyInstance, { db, config }: AppDeps): void {
+export const runRoutes = fastifyPlugin<RunRouteDeps>(registerRunRoutes, { name: 'run-routes' });
+
+function registerRunRoutes(
+  app: FastifyInstance,
+  { db, config }: RunRouteDeps,
+  done: (error?: Error) => void,
+): void {
   app.get<{ Params: { id: string } }>(
     '/api/v1/jobs/runs/:id',
     {
@@ -110,7 +57,7 @@ export function registerRunRoutes(app: FastifyInstance, { db, config }: AppDeps)
         tags: ['Runs'],
         summary: 'Get a run: state, times, job version, dataset versions read and written, latest facets',
         params: runParams,
-        response: responses(schemaRef('Run'), 404),
+        response: responses(Ref(RunSchema), 404),
       },
     },
     async (request) => {
@@ -153,7 +100,7 @@ export function registerRunRoutes(app: FastifyInstance, { db, config }: AppDeps)
             },
           },
         },
-        response: responses(runChildrenSchema, 400, 404),
+        response: responses(RunChildrenSchema, 400, 404),
       },
     },
     async (request) => {
@@ -205,4 +152,5 @@ export function registerRunRoutes(app: FastifyInstance, { db, config }: AppDeps)
       return { runId: uuid, facets };
     },
   );
+  done();
 }

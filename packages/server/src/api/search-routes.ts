@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import { datasetFacets, latestFacets } from '../store/queries/facets.js';
 import { entityKey } from '../store/model-state.js';
@@ -12,7 +13,10 @@ import {
 } from '../store/queries/search.js';
 import type { AppDeps } from './deps.js';
 import { readableNamespaces } from './visibility.js';
-import { pageParams, plainJson, responses, schemaRef } from './shapes.js';
+import { pageParams } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
+import { SearchResultsSchema } from './schemas/search.js';
 
 interface SearchQuerystring {
   q: string;
@@ -37,11 +41,20 @@ function startOfDay(day: string | undefined, name: string): Date | undefined {
 
 const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } as const;
 
+/** What search reads: the store and the read model. */
+export type SearchRouteDeps = Pick<AppDeps, 'db' | 'state'>;
+
 /**
  * GET /api/v1/search: datasets and jobs whose name contains `q`, as Marquez's search, but really sorted, with
  * an offset, and with a totalCount of all matches (Marquez ignores sort and counts the page).
  */
-export function registerSearchRoutes(app: FastifyInstance, { db, state }: AppDeps): void {
+export const searchRoutes = fastifyPlugin<SearchRouteDeps>(registerSearchRoutes, { name: 'search-routes' });
+
+function registerSearchRoutes(
+  app: FastifyInstance,
+  { db, state }: SearchRouteDeps,
+  done: (error?: Error) => void,
+): void {
   app.get<{ Querystring: SearchQuerystring }>(
     '/api/v1/search',
     {
@@ -77,18 +90,7 @@ export function registerSearchRoutes(app: FastifyInstance, { db, state }: AppDep
           },
           required: ['q'],
         },
-        response: responses(
-          {
-            type: 'object',
-            properties: {
-              totalCount: { type: 'integer', description: 'Matches on all pages' },
-              results: { type: 'array', items: schemaRef('SearchResult') },
-            },
-            required: ['totalCount', 'results'],
-            additionalProperties: false,
-          },
-          400,
-        ),
+        response: responses(SearchResultsSchema, 400),
       },
     },
     async (request) => {
@@ -119,6 +121,7 @@ export function registerSearchRoutes(app: FastifyInstance, { db, state }: AppDep
   );
 
   registerAdvancedSearchRoutes(app, db, state);
+  done();
 }
 
 /** `name` with each case-insensitive occurrence of `q` in <em>, as OpenSearch highlights a match. */

@@ -1,10 +1,15 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import type { ServerConfig } from '../config/server-config.js';
 import { HeadwaterError } from '../core/errors.js';
 import { ROLES } from '../security/access.js';
 import { auditJson, listAudit, recordAudit } from '../store/queries/audit.js';
 import { apiKeyJson, createApiKey, listApiKeys, revokeApiKey } from '../security/keys.js';
 import type { AppDeps } from './deps.js';
-import { pageParams, parseJsonBody, responses, schemaRef, type PageQuery } from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { parseJsonBody } from './json-body.js';
+import { pageParams, type PageQuery } from './paging.js';
+import { ErrorSchema, responses } from './schemas/common.js';
 
 const keySchema = {
   type: 'object',
@@ -23,11 +28,24 @@ const keySchema = {
 
 const globalAdmin = { access: 'admin', global: true } as const;
 
+/** What the security routes need: the store (keys, audit), the key verifier, the metrics and the security config. */
+export type SecurityRouteDeps = Pick<AppDeps, 'db' | 'keys' | 'metrics'> & {
+  readonly config: Pick<ServerConfig, 'security'>;
+};
+
 /**
  * /api/v1/auth (what a sign-in screen needs, and who the caller is), /api/v1/keys (API keys) and /api/v1/audit
  * (the audit log): the last two for admins over every namespace.
  */
-export function registerSecurityRoutes(app: FastifyInstance, deps: AppDeps): void {
+export const securityRoutes = fastifyPlugin<SecurityRouteDeps>(registerSecurityRoutes, {
+  name: 'security-routes',
+});
+
+function registerSecurityRoutes(
+  app: FastifyInstance,
+  deps: SecurityRouteDeps,
+  done: (error?: Error) => void,
+): void {
   const { db, keys } = deps;
   const { oidc, anonymousRead } = deps.config.security;
 
@@ -138,8 +156,8 @@ export function registerSecurityRoutes(app: FastifyInstance, deps: AppDeps): voi
           additionalProperties: false,
         },
         response: {
-          400: schemaRef('Error'),
-          401: schemaRef('Error'),
+          400: Ref(ErrorSchema),
+          401: Ref(ErrorSchema),
           201: { type: 'object', properties: { key: { type: 'string' }, ...keySchema.properties } },
         },
       },
@@ -244,4 +262,5 @@ export function registerSecurityRoutes(app: FastifyInstance, deps: AppDeps): voi
       return reply.type(contentType).send(text);
     },
   );
+  done();
 }

@@ -1,19 +1,26 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import { findSource, listSources } from '../store/queries/sources.js';
 import type { AppDeps } from './deps.js';
-import {
-  listSchema,
-  pageParams,
-  plainJson,
-  responses,
-  schemaRef,
-  sourceJson,
-  type PageQuery,
-} from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { sourceJson } from './json/namespace.js';
+import { pageParams, type PageQuery } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { listSchema, responses } from './schemas/common.js';
+import { SourceSchema } from './schemas/namespace.js';
+
+/** What the source routes read: the store. */
+export type SourceRouteDeps = Pick<AppDeps, 'db'>;
 
 /** /api/v1/sources: the sources datasets live in (from the dataSource facet). */
-export function registerSourceRoutes(app: FastifyInstance, { db }: AppDeps): void {
+export const sourceRoutes = fastifyPlugin<SourceRouteDeps>(registerSourceRoutes, { name: 'source-routes' });
+
+function registerSourceRoutes(
+  app: FastifyInstance,
+  { db }: SourceRouteDeps,
+  done: (error?: Error) => void,
+): void {
   app.get<{ Querystring: PageQuery }>(
     '/api/v1/sources',
     {
@@ -22,7 +29,7 @@ export function registerSourceRoutes(app: FastifyInstance, { db }: AppDeps): voi
         tags: ['Sources'],
         summary: 'List sources, ordered by name',
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('sources', 'Source', false), 400),
+        response: responses(listSchema('sources', SourceSchema, false), 400),
       },
     },
     async (request) => {
@@ -39,7 +46,7 @@ export function registerSourceRoutes(app: FastifyInstance, { db }: AppDeps): voi
         tags: ['Sources'],
         summary: 'Get a source',
         params: { type: 'object', properties: { source: { type: 'string' } }, required: ['source'] },
-        response: responses(schemaRef('Source'), 404),
+        response: responses(Ref(SourceSchema), 404),
       },
     },
     async (request) => {
@@ -53,4 +60,5 @@ export function registerSourceRoutes(app: FastifyInstance, { db }: AppDeps): voi
       return sourceJson(record);
     },
   );
+  done();
 }

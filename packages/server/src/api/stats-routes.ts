@@ -1,9 +1,13 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import { entityCountStats, lineageEventStats, type StatsPeriod } from '../store/queries/stats.js';
 import type { AppDeps } from './deps.js';
 import { readableNamespaces } from './visibility.js';
-import { plainJson, responses, schemaRef } from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
+import { CountBucketSchema, LineageEventsBucketSchema } from './schemas/stats.js';
 
 interface StatsQuery {
   period: StatsPeriod;
@@ -56,8 +60,17 @@ async function withTimeZone<T>(timeZone: string | undefined, run: () => Promise<
   }
 }
 
+/** What the stats routes read: the store and the read model. */
+export type StatsRouteDeps = Pick<AppDeps, 'db' | 'state'>;
+
 /** /api/v1/stats: the dashboard's event counts and growth charts. */
-export function registerStatsRoutes(app: FastifyInstance, { db, state }: AppDeps): void {
+export const statsRoutes = fastifyPlugin<StatsRouteDeps>(registerStatsRoutes, { name: 'stats-routes' });
+
+function registerStatsRoutes(
+  app: FastifyInstance,
+  { db, state }: StatsRouteDeps,
+  done: (error?: Error) => void,
+): void {
   app.get<{ Querystring: StatsQuery }>(
     '/api/v1/stats/lineage-events',
     {
@@ -68,7 +81,7 @@ export function registerStatsRoutes(app: FastifyInstance, { db, state }: AppDeps
         description:
           'Counted by eventTime. WEEK buckets are reported as local midnights written in UTC, as Marquez does.',
         querystring: statsQuery,
-        response: responses({ type: 'array', items: schemaRef('LineageEventsBucket') }, 400),
+        response: responses({ type: 'array', items: Ref(LineageEventsBucketSchema) }, 400),
       },
     },
     async (request) => {
@@ -95,7 +108,7 @@ export function registerStatsRoutes(app: FastifyInstance, { db, state }: AppDeps
           description:
             'Cumulative, by created_at (the eventTime that first named them); soft-deleted ones count, as in Marquez.',
           querystring: statsQuery,
-          response: responses({ type: 'array', items: schemaRef('CountBucket') }, 400),
+          response: responses({ type: 'array', items: Ref(CountBucketSchema) }, 400),
         },
       },
       async (request) => {
@@ -111,4 +124,5 @@ export function registerStatsRoutes(app: FastifyInstance, { db, state }: AppDeps
       },
     );
   }
+  done();
 }

@@ -1,19 +1,21 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { listTags, upsertTag } from '../store/queries/tags.js';
 import type { AppDeps } from './deps.js';
-import {
-  NO_NUL_PATTERN,
-  listSchema,
-  pageParams,
-  parseJsonBody,
-  plainJson,
-  responses,
-  schemaRef,
-  type PageQuery,
-} from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { NO_NUL_PATTERN, parseJsonBody } from './json-body.js';
+import { pageParams, type PageQuery } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { listSchema, responses } from './schemas/common.js';
+import { TagSchema } from './schemas/namespace.js';
+
+/** What the tag routes read: the store. */
+export type TagRouteDeps = Pick<AppDeps, 'db'>;
 
 /** /api/v1/tags: the tags datasets, fields and jobs can carry. */
-export function registerTagRoutes(app: FastifyInstance, { db }: AppDeps): void {
+export const tagRoutes = fastifyPlugin<TagRouteDeps>(registerTagRoutes, { name: 'tag-routes' });
+
+function registerTagRoutes(app: FastifyInstance, { db }: TagRouteDeps, done: (error?: Error) => void): void {
   app.get<{ Querystring: PageQuery }>(
     '/api/v1/tags',
     {
@@ -22,7 +24,7 @@ export function registerTagRoutes(app: FastifyInstance, { db }: AppDeps): void {
         tags: ['Tags'],
         summary: 'List tags, ordered by name',
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('tags', 'Tag', false), 400),
+        response: responses(listSchema('tags', TagSchema, false), 400),
       },
     },
     async (request) => ({ tags: await listTags(db, request.query.limit, request.query.offset) }),
@@ -41,9 +43,10 @@ export function registerTagRoutes(app: FastifyInstance, { db }: AppDeps): void {
           type: 'object',
           properties: { description: { type: ['string', 'null'], pattern: NO_NUL_PATTERN } },
         },
-        response: responses(schemaRef('Tag'), 400),
+        response: responses(Ref(TagSchema), 400),
       },
     },
     (request) => upsertTag(db, request.params.tag, request.body?.description ?? null),
   );
+  done();
 }

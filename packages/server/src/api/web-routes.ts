@@ -3,13 +3,28 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
-import type { AppDeps } from './deps.js';
+import fastifyPlugin from 'fastify-plugin';
 
 /**
- * Where `npm run build` puts the web app. The same relative URL works from `src/api` (tests, tsx) and from
- * `dist/api` (the built CLI): both are two folders below `packages/server`.
+ * The web app a server whose package folder is `serverRoot` serves. In a checkout of the repository (the server's
+ * sources beside its dist/, also through `npm install -g ./packages/server`'s link) it is the workspace's build,
+ * packages/web/dist, which `npm run build` and `npm start` keep current. The published package has no sources; it
+ * serves the copy that `npm pack` put into its web/ folder (scripts/pack-web.js).
+ *
+ * A checkout never serves its web/: that copy exists only while a pack runs (postpack deletes it, or an interrupted
+ * pack leaves it behind, stale), and a server started meanwhile would serve files deleted under it or an old app.
+ * An installed package never looks beside itself: `../web/dist` there is another package's folder.
  */
-export const defaultWebDistDir = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
+export function webDistDirOf(serverRoot: string): string {
+  const checkout = existsSync(path.join(serverRoot, 'src'));
+  return `${checkout ? path.join(serverRoot, '..', 'web', 'dist') : path.join(serverRoot, 'web')}${path.sep}`;
+}
+
+/**
+ * The web app this server serves ({@link webDistDirOf}). The same relative URL finds the package folder from
+ * `src/api` (tests, tsx) and from `dist/api` (the built CLI): both are two folders below it.
+ */
+export const defaultWebDistDir = webDistDirOf(fileURLToPath(new URL('../../', import.meta.url)));
 
 /** Vite fingerprints everything under `assets/`, so those files never change under the same name. */
 const immutableMaxAgeMs = 365 * 24 * 3600 * 1000;
@@ -51,17 +66,27 @@ function acceptsHtml(request: FastifyRequest): boolean {
 }
 
 /**
- * Serves the web app built into `packages/web/dist` at `/`: hashed assets with a one-year immutable cache,
- * other files as they are, and `index.html` (never cached, so a new build is picked up at once) for every
- * other browser navigation, so that any URL of the app can be pasted into a ticket and opened directly.
+ * Serves the built web app (packages/web/dist, or the published package's copy) at `/`: hashed assets with a
+ * one-year immutable cache, other files as they are, and `index.html` (never cached, so a new build is picked up
+ * at once) for every other browser navigation, so that any URL of the app can be pasted into a ticket and opened
+ * directly.
  * When the app is not built, browsers get a page that says how to build it.
- *
- * @param distDir - the built app; `@default` {@link defaultWebDistDir}
  */
-export function registerWebRoutes(
+export const webRoutes = fastifyPlugin<WebRouteDeps>(registerWebRoutes, { name: 'web-routes' });
+
+/** What the web app's routes need: where the built app is. */
+export interface WebRouteDeps {
+  /**
+   * The built app.
+   * @default {@link defaultWebDistDir}
+   */
+  readonly distDir?: string;
+}
+
+function registerWebRoutes(
   app: FastifyInstance,
-  _deps: AppDeps,
-  distDir: string = defaultWebDistDir,
+  { distDir = defaultWebDistDir }: WebRouteDeps,
+  done: (error?: Error) => void,
 ): void {
   const indexFile = `${distDir.replace(/\/$/, '')}/index.html`;
   // An encapsulated plugin: @fastify/static's reply.sendFile is only needed here. `serve: false` because its own
@@ -87,4 +112,5 @@ export function registerWebRoutes(
       return reply.callNotFound();
     });
   });
+  done();
 }

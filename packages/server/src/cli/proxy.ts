@@ -58,7 +58,7 @@ export async function proxyCommand(args: string[]): Promise<number> {
     ...values,
     port: values.port ?? process.env.HEADWATER_PROXY_PORT ?? '5100',
   });
-  const proxy = createProxy(config, loadForwardConfig(file));
+  const proxy = await createProxy(config, loadForwardConfig(file));
   const url = await proxy.listen();
   // The handlers go in before the line that says it listens, as in serve: a SIGTERM sent on reading it must reach them.
   const stopped = new Promise<void>((resolve) => {

@@ -43,10 +43,14 @@ const isObject = (value: unknown): value is Json =>
 
 /**
  * Derives the lineage-model changes of a batch of NEW events (duplicates already removed), against the writer's
- * mirror `state`. Pure except for reading `state`; the caller writes the returned changeset and, only after the
- * transaction commits, applies it to the mirror with {@link applyChangeset}. Runs named by the events must have
- * been loaded into `state.runs` first (readRuns in store/writer.ts, then ModelState.addRuns). `firstSeq` is the id
- * the first event is stored with: the history rows keep the arrival order with it.
+ * mirror `state`. It leaves the mirror's rows as they are (it changes copies, which the changeset holds), but it
+ * is not pure: it hands out the ids of new rows by moving the mirror's counters (`state.next`) on, and fills the
+ * mirror's memo of dataset version uuids. The caller (IngestPipeline) applies the changeset to the mirror with
+ * {@link applyChangeset} as soon as it is derived, before the write commits, so that the next batch is derived on
+ * top of it while this one is written; when a write fails, the pipeline rebuilds the mirror from the store. Runs
+ * named by the events must have been loaded into `state.runs` first (readRuns in store/writer.ts, then
+ * ModelState.addRuns). `firstSeq` is the id the first event is stored with: the history rows keep the arrival
+ * order with it.
  */
 export function deriveChanges(
   state: ModelState,

@@ -1,6 +1,7 @@
 import { ColumnGraph } from '../read-model/column-graph.js';
 import { LineageGraph } from '../read-model/lineage-graph.js';
 import type { Db, Queryable } from '../store/db.js';
+import type { CatalogEdit } from '../store/edits.js';
 import type { FeedEntry, ReadDelta } from '../store/read-delta.js';
 import { readAliases } from '../store/queries/aliases.js';
 import { ReadModel } from '../store/read-model.js';
@@ -82,7 +83,10 @@ export class ReadSide {
     this.#batchListeners.push(listener);
   }
 
-  /** Registers a listener told after each write that did not come from events (tags, soft deletes). */
+  /**
+   * Registers a listener told after each write that did not come from events (tags, soft deletes), each chunk of
+   * retention and each reload: what it caches may be stale.
+   */
   onExclusive(listener: () => void): void {
     this.#exclusiveListeners.push(listener);
   }
@@ -102,18 +106,38 @@ export class ReadSide {
   }
 
   /**
-   * Records a write that did not come from events, made by this process as entry `seq`: the routes that made
-   * it have already told the read model and the graph.
+   * Applies an edit (a write that did not come from events: soft deletes, namespaces, aliases, tags; the feed
+   * calls it `exclusive`) or a chunk of retention that this process committed as entry `seq`, after the entries
+   * before it, as {@link committed} does for a batch. With `seq` undefined (the write failed), only drops what the
+   * listeners cache.
    */
-  exclusiveDone(seq: number | undefined): void {
-    for (const listener of this.#exclusiveListeners) listener();
-    if (seq === undefined) return;
-    void this.#locked(() => {
-      if (seq === this.#applied + 1) {
-        this.#applied = seq;
-        this.#appliedCommittedAt = Date.now();
-      }
+  edited(seq: number | undefined, edit: CatalogEdit): Promise<void> {
+    if (seq === undefined) {
+      for (const listener of this.#exclusiveListeners) listener();
       return Promise.resolve();
+    }
+    return this.#locked(async () => {
+      if (seq <= this.#applied) return;
+      if (seq > this.#applied + 1) await this.#catchUp(seq - 1);
+      // Reading the feed may have brought this entry, and with it the edit (read from the store after it committed).
+      if (seq <= this.#applied) return;
+      for (const row of edit.namespaces)
+        this.model.setNamespace({ id: row.id, name: row.name, isHidden: row.isHidden });
+      for (const id of edit.hidden.namespaces) this.model.setHidden('namespace', id, true);
+      for (const id of edit.hidden.datasets) {
+        this.model.setHidden('dataset', id, true);
+        this.#graph.setHidden('dataset', id, true);
+      }
+      for (const id of edit.hidden.jobs) {
+        this.model.setHidden('job', id, true);
+        this.#graph.setHidden('job', id, true);
+      }
+      // Shared with the column graph.
+      if (edit.aliases !== undefined) this.#graph.aliases.replace(edit.aliases);
+      for (const listener of this.#exclusiveListeners) listener();
+      this.#applied = seq;
+      this.#appliedCommittedAt = Date.now();
+      if (seq > this.#feedEnd) this.#feedEnd = seq;
     });
   }
 
@@ -194,7 +218,7 @@ export class ReadSide {
       // Its effect cannot be derived from the entry: read the names and flags again, and swap them in at once.
       const [fresh, aliases] = await Promise.all([ReadModel.load(this.#db), readAliases(this.#db)]);
       this.model.copy(fresh);
-      // Aliases are declared and removed by such writes (src/api/aliases-routes.ts).
+      // Aliases are declared and removed by such writes (store/edits.ts).
       this.#graph.aliases.replace(aliases);
       for (const row of fresh.datasets.values()) this.#graph.setHidden('dataset', row.id, row.isHidden);
       for (const row of fresh.jobs.values()) this.#graph.setHidden('job', row.id, row.isHidden);

@@ -2,8 +2,8 @@ import { kafkaConnectionOptions, KafkaConfigError } from '@headwater/openlineage
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ServerConfig } from '../config/server-config.js';
 import { HeadwaterError } from '../core/errors.js';
-import { registerHttpCore } from '../api/http-core.js';
-import { registerIngestRoutes } from '../api/ingest-routes.js';
+import { httpCore } from '../api/http-core.js';
+import { ingestRoutes } from '../api/ingest-routes.js';
 import {
   EventChecker,
   IngestFrontDoor,
@@ -160,7 +160,7 @@ function kafkaSource(forward: ForwardConfig) {
  * a durable spool per sink, delivery to the sinks, `/healthz`, `/readyz` and `/metrics`, and optionally a Kafka
  * topic as a source.
  */
-export function createProxy(config: ServerConfig, forward: ForwardConfig): HeadwaterProxy {
+export async function createProxy(config: ServerConfig, forward: ForwardConfig): Promise<HeadwaterProxy> {
   const app = Fastify({
     bodyLimit: config.maxBodyBytes,
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
@@ -168,8 +168,8 @@ export function createProxy(config: ServerConfig, forward: ForwardConfig): Headw
   const forwarder = createForwarder(forward, { log: app.log, metricPrefix: 'headwater_proxy' });
   const validator = createValidator({ strict: config.strict, specDir: config.specDir });
   const frontDoor = new SpoolFrontDoor(new EventChecker(validator), forwarder);
-  registerHttpCore(app, { config });
-  registerIngestRoutes(app, { frontDoor, config });
+  await app.register(httpCore, { config });
+  await app.register(ingestRoutes, { frontDoor, config });
   app.get('/healthz', () => ({ status: 'ok' }));
   app.get('/readyz', () => ({
     status: 'ready',

@@ -229,7 +229,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     const pipeline = new IngestPipeline(db, state, {
       health,
       onListenerError: (error) =>
-        app.log.error({ err: error }, 'a committed batch could not be applied to the read side'),
+        app.log.error({ err: error }, 'a committed batch or edit could not be applied to the read side'),
     });
     if (!writing) pipeline.forgetMirror();
     const readSide = new ReadSide(db, { model: readModel, graph, columnGraph, applied }, (error, message) =>
@@ -247,7 +247,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         statistics.committed(events);
       }
     });
-    pipeline.onExclusive((seq) => readSide.exclusiveDone(seq));
+    pipeline.onEdit((seq, edit) => readSide.edited(seq, edit));
     const replication = new Replication(db, pipeline, readSide, {
       info: (message) => app.log.info(message),
       warn: (object, message) => app.log.warn(object, message),

@@ -1,7 +1,8 @@
 /**
  * What the writer writes for a batch of events: the rows derivation produced, keyed so that a batch names each
- * row once. The store owns this contract; derivation fills it, the writer writes it in one transaction, and after
- * commit the writer's mirror and the read model learn it.
+ * row once. The store owns this contract; derivation fills it, the writer's mirror takes it at once (before the
+ * write commits, see {@link applyChangeset}), the writer writes it in one transaction, and only after commit does
+ * the read side learn its read delta (store/read-delta.ts).
  */
 import type { AssertionResult } from '../model/assertions.js';
 import type { FacetMap, Ref } from '../model/normalize.js';
@@ -185,8 +186,9 @@ export function emptyChangeset(): Changeset {
 }
 
 /**
- * Applies a committed changeset to the writer's mirror. Must be called only after the transaction that wrote
- * it has committed, so a rolled-back batch leaves the mirror untouched.
+ * Applies a changeset to the writer's mirror. The pipeline does so as soon as the batch is derived, before its
+ * write commits (the mirror runs ahead of the store, and the next batch is derived on top of it); a write that
+ * fails makes the pipeline rebuild the mirror from the store, so a rolled-back batch does not stay in it.
  */
 export function applyChangeset(state: ModelState, changes: Changeset): void {
   const { persist } = changes;

@@ -43,9 +43,9 @@ export interface Catalog<
 /**
  * What readers resolve names and ids against: exactly what is committed. The writer's mirror runs ahead of the
  * store (it takes a batch's changes as soon as they are derived, before the write commits, and is rebuilt after
- * a failed write); readers never see it. This model takes only committed changesets and the outcome of
- * committed exclusive writes (soft deletes, namespaces made through the API), so a batch in flight is never
- * visible, and a writer's recovery never makes a committed dataset disappear.
+ * a failed write); readers never see it. This model takes only the read deltas of committed batches and the
+ * committed edits (soft deletes, namespaces made through the API; see store/edits.ts), so a batch in flight is
+ * never visible, and a writer's recovery never makes a committed dataset disappear.
  *
  * Memory: one small entry per namespace, dataset and job (the current graph), plus the nodeId text of those an
  * answer has named (at most one per entity and field).

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
+import { checkResponse, type DocumentedRoute } from './openapi.js';
 
 /**
  * Sends a request to the API (`path` from the root, query included) and resolves to the answer as `fetch()`
@@ -45,8 +46,11 @@ export function inProcess(app: FastifyInstance): Send {
   };
 }
 
-/** A client of the API for tests: GETs that must answer 200, and event posts that must be accepted. */
-export function apiOf(send: () => Send) {
+/**
+ * A client of the API for tests: GETs that must answer 200, and event posts that must be accepted.
+ * With `documented` (see documentedRoutes), every answer must also match the schema the OpenAPI document gives it.
+ */
+export function apiOf(send: () => Send, documented?: () => readonly DocumentedRoute[]) {
   return {
     async get<T>(path: string): Promise<T> {
       const response = await send()(path);
@@ -57,7 +61,9 @@ export function apiOf(send: () => Send) {
         status: 200,
         body: '',
       });
-      return JSON.parse(body) as T;
+      const parsed = JSON.parse(body) as T;
+      if (documented) checkResponse(documented(), 'GET', path.replace(/^\/api\/v1/, ''), 200, parsed);
+      return parsed;
     },
     async status(path: string): Promise<number> {
       const response = await send()(path);

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { kafkaCacheDir, kafkaJarsMissing } from '@headwater/test-support';
 import { Consumer, type Message } from '@platformatic/kafka';
-import { kafkaCacheDir, kafkaJarsMissing } from '../../src/bench/kafka-broker.js';
 
-export { kafkaLibDir, startKafkaBroker, type KafkaBroker } from '../../src/bench/kafka-broker.js';
+export { startKafkaBroker, type KafkaBroker } from '@headwater/test-support';
 
 const OPENLINEAGE_PYTHON_VERSION = '1.54.0';
 

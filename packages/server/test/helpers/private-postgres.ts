@@ -4,7 +4,7 @@ import { chown, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../../src/bench/free-port.js';
+import { freePort } from '@headwater/test-support';
 
 export { freePort };
 

@@ -41,11 +41,15 @@ export async function insertAlias(
   return row!;
 }
 
-/** Removes the alias of `datasetId`; returns it, or undefined when there was none. */
-export async function deleteAlias(db: Queryable, datasetId: number): Promise<AliasRecord | undefined> {
+/** Removes the alias `datasetId` is `targetId`; returns it, or undefined when there was no such alias. */
+export async function deleteAlias(
+  db: Queryable,
+  datasetId: number,
+  targetId: number,
+): Promise<AliasRecord | undefined> {
   const [row] = await db.query<AliasRecord>(
-    `DELETE FROM dataset_aliases WHERE dataset_id = $1 RETURNING ${COLUMNS}`,
-    [datasetId],
+    `DELETE FROM dataset_aliases WHERE dataset_id = $1 AND target_id = $2 RETURNING ${COLUMNS}`,
+    [datasetId, targetId],
   );
   return row;
 }

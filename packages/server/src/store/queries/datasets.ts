@@ -1,4 +1,5 @@
-import type { Db, Queryable } from '../db.js';
+import type { DatasetType } from '../../model/entity-types.js';
+import type { Queryable } from '../db.js';
 import { mergeFacetRows, type FacetRow, type Facets } from './facets.js';
 
 /** A dataset as the read API needs it: the row, its source, its current version's fields and its tags. */
@@ -6,7 +7,7 @@ export interface DatasetRecord {
   readonly id: number;
   readonly namespace: string;
   readonly name: string;
-  readonly type: string;
+  readonly type: DatasetType;
   readonly sourceName: string;
   readonly description: string | null;
   readonly lifecycleState: string | null;
@@ -203,15 +204,13 @@ export async function hideDataset(db: Queryable, datasetId: number): Promise<voi
   await db.query('UPDATE datasets SET is_hidden = true WHERE id = $1', [datasetId]);
 }
 
-/** Tags a dataset, creating the tag if it does not exist. */
-export function tagDataset(db: Db, datasetId: number, tag: string): Promise<void> {
-  return db.transaction(async (tx) => {
-    await tx.query('INSERT INTO tags (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [tag]);
-    await tx.query('INSERT INTO dataset_tags (dataset_id, tag) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
-      datasetId,
-      tag,
-    ]);
-  });
+/** Tags a dataset, creating the tag if it does not exist (two statements: run it in a transaction). */
+export async function tagDataset(tx: Queryable, datasetId: number, tag: string): Promise<void> {
+  await tx.query('INSERT INTO tags (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [tag]);
+  await tx.query('INSERT INTO dataset_tags (dataset_id, tag) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+    datasetId,
+    tag,
+  ]);
 }
 
 /** Removes a tag from a dataset (nothing happens if it was not tagged). */
@@ -219,15 +218,18 @@ export async function untagDataset(db: Queryable, datasetId: number, tag: string
   await db.query('DELETE FROM dataset_tags WHERE dataset_id = $1 AND tag = $2', [datasetId, tag]);
 }
 
-/** Tags a field of a dataset, creating the tag if it does not exist. */
-export function tagDatasetField(db: Db, datasetId: number, field: string, tag: string): Promise<void> {
-  return db.transaction(async (tx) => {
-    await tx.query('INSERT INTO tags (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [tag]);
-    await tx.query(
-      'INSERT INTO dataset_field_tags (dataset_id, field, tag) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-      [datasetId, field, tag],
-    );
-  });
+/** Tags a field of a dataset, creating the tag if it does not exist (two statements: run it in a transaction). */
+export async function tagDatasetField(
+  tx: Queryable,
+  datasetId: number,
+  field: string,
+  tag: string,
+): Promise<void> {
+  await tx.query('INSERT INTO tags (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [tag]);
+  await tx.query(
+    'INSERT INTO dataset_field_tags (dataset_id, field, tag) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+    [datasetId, field, tag],
+  );
 }
 
 /** Removes a tag from a field of a dataset. */

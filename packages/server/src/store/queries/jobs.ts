@@ -1,4 +1,5 @@
-import type { Db, Queryable } from '../db.js';
+import type { JobType } from '../../model/entity-types.js';
+import type { Queryable } from '../db.js';
 import { RUN_ORDER } from './runs.js';
 
 /** A job as the read API needs it: the row, its parent, its current version and its tags. */
@@ -7,7 +8,7 @@ export interface JobRecord {
   readonly namespace: string;
   readonly name: string;
   readonly simpleName: string;
-  readonly type: string;
+  readonly type: JobType;
   readonly description: string | null;
   readonly location: string | null;
   readonly createdAt: Date;
@@ -142,12 +143,10 @@ export async function hideJob(db: Queryable, jobId: number): Promise<void> {
   await db.query('UPDATE jobs SET is_hidden = true WHERE id = $1', [jobId]);
 }
 
-/** Tags a job, creating the tag if it does not exist. */
-export function tagJob(db: Db, jobId: number, tag: string): Promise<void> {
-  return db.transaction(async (tx) => {
-    await tx.query('INSERT INTO tags (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [tag]);
-    await tx.query('INSERT INTO job_tags (job_id, tag) VALUES ($1, $2) ON CONFLICT DO NOTHING', [jobId, tag]);
-  });
+/** Tags a job, creating the tag if it does not exist (two statements: run it in a transaction). */
+export async function tagJob(tx: Queryable, jobId: number, tag: string): Promise<void> {
+  await tx.query('INSERT INTO tags (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [tag]);
+  await tx.query('INSERT INTO job_tags (job_id, tag) VALUES ($1, $2) ON CONFLICT DO NOTHING', [jobId, tag]);
 }
 
 /** Removes a tag from a job (nothing happens if it was not tagged). */

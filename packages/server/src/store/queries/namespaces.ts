@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../db.js';
+import type { Queryable } from '../db.js';
 
 /** A namespace as the read API needs it. */
 export interface NamespaceRecord {
@@ -62,21 +62,22 @@ export async function upsertNamespace(db: Queryable, write: NamespaceWrite): Pro
   return row!;
 }
 
-/** Soft-deletes a namespace with all its datasets and jobs, in one transaction; returns what it hid. */
-export function hideNamespace(
-  db: Db,
+/**
+ * Soft-deletes a namespace with all its datasets and jobs; returns the datasets and jobs it hid. Three statements:
+ * run it in a transaction (the writer's, see store/edits.ts).
+ */
+export async function hideNamespace(
+  tx: Queryable,
   namespaceId: number,
 ): Promise<{ datasetIds: number[]; jobIds: number[] }> {
-  return db.transaction(async (tx) => {
-    await tx.query('UPDATE namespaces SET is_hidden = true WHERE id = $1', [namespaceId]);
-    const datasets = await tx.query<{ id: number }>(
-      'UPDATE datasets SET is_hidden = true WHERE namespace_id = $1 AND NOT is_hidden RETURNING id',
-      [namespaceId],
-    );
-    const jobs = await tx.query<{ id: number }>(
-      'UPDATE jobs SET is_hidden = true WHERE namespace_id = $1 AND NOT is_hidden RETURNING id',
-      [namespaceId],
-    );
-    return { datasetIds: datasets.map((row) => row.id), jobIds: jobs.map((row) => row.id) };
-  });
+  await tx.query('UPDATE namespaces SET is_hidden = true WHERE id = $1', [namespaceId]);
+  const datasets = await tx.query<{ id: number }>(
+    'UPDATE datasets SET is_hidden = true WHERE namespace_id = $1 AND NOT is_hidden RETURNING id',
+    [namespaceId],
+  );
+  const jobs = await tx.query<{ id: number }>(
+    'UPDATE jobs SET is_hidden = true WHERE namespace_id = $1 AND NOT is_hidden RETURNING id',
+    [namespaceId],
+  );
+  return { datasetIds: datasets.map((row) => row.id), jobIds: jobs.map((row) => row.id) };
 }

@@ -37,7 +37,7 @@ export interface SourceDeclaration {
 
 /**
  * Creates the source or replaces its type, connection URL and description (its id and creation time stay).
- * Only the writer calls this, between two ingest commits (IngestPipeline.declareSource).
+ * Only the writer calls this, in the transaction of an edit (store/edits.ts, IngestPipeline.declareSource).
  */
 export async function upsertSource(db: Queryable, source: SourceDeclaration): Promise<SourceRecord> {
   const [row] = await db.query<SourceRecord>(

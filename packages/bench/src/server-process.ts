@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { serverCliPath } from './server-internals.js';
 
 /** Options of {@link startServerProcess}. */
 export interface ServerProcessOptions {
@@ -32,7 +32,6 @@ export interface ServerProcess {
   stop(graceMs?: number): Promise<{ killed: boolean }>;
 }
 
-const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const LISTENING = /headwater (?:proxy )?listening on (\S+)/;
 
 /**
@@ -56,7 +55,7 @@ export function startServerProcess(options: ServerProcessOptions): Promise<Serve
     process.execPath,
     [
       ...nodeArgs,
-      CLI,
+      serverCliPath,
       options.command ?? 'serve',
       '--port',
       '0',

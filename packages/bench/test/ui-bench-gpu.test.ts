@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { CHROMIUM_PATH, gpuProcessSeconds } from '../src/bench/ui-bench.js';
+import { CHROMIUM_PATH, gpuProcessSeconds } from '../src/ui-bench.js';
 
 const runs = process.platform === 'linux' && existsSync(CHROMIUM_PATH);
 if (!runs && process.env.CI === 'true' && process.platform === 'linux')

@@ -1,8 +1,5 @@
 import { parseArgs } from 'node:util';
-import { resolveConfig } from '../config/server-config.js';
-import { createApiKey } from '../security/keys.js';
-import { openEmbeddedDb, openPostgresDb } from '../store/db.js';
-import { migrate } from '../store/migrate.js';
+import { createApiKey, migrate, openEmbeddedDb, openPostgresDb, resolveConfig } from './server-internals.js';
 
 /**
  * For `--auth`: creates a writer key over every namespace in the store the server is about to serve (before it

@@ -147,16 +147,10 @@ function sourceState(): string {
     const git = (...args: string[]) =>
       execFileSync('git', args, { cwd: here, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const commit = git('rev-parse', '--short', 'HEAD');
-    // The harness itself (this folder) is not the server: its changes do not make the figures another build's.
+    // The harness itself (this package) is not the server: its changes do not make the figures another build's.
     const dirty =
-      git(
-        'status',
-        '--porcelain',
-        '--',
-        ':(top)packages/server/src',
-        ':(top)packages/server/migrations',
-        ':(top,exclude)packages/server/src/bench',
-      ) !== '';
+      git('status', '--porcelain', '--', ':(top)packages/server/src', ':(top)packages/server/migrations') !==
+      '';
     return `commit ${commit}${dirty ? ' with uncommitted changes' : ''}`;
   } catch {
     return 'not a git checkout';

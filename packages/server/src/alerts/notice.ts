@@ -1,0 +1,275 @@
+/**
+ * What one incident transition tells its recipients, as plain data: the input of every message renderer. The
+ * incident engine builds one {@link IncidentNotice} per transition (opened, updated, acknowledged, resolved) and
+ * stores it with the outbox rows it causes, in the event's transaction; everything after that is a pure function
+ * of it, so a retry or another replica renders the very same bytes.
+ *
+ * The identifiers here are what makes at-least-once delivery safe for receivers: a webhook's `webhook-id` and an
+ * e-mail's `Message-ID` are derived from the incident and transition ids alone.
+ */
+import type { SignalKind } from './config-schema.js';
+
+/** A job or dataset, by the spec's namespace and name. */
+export interface NodeRef {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** What happened to the incident. */
+export type TransitionKind = 'opened' | 'updated' | 'acknowledged' | 'resolved';
+
+/** The transition a notice is about. */
+export interface IncidentTransition {
+  /** Unique within the incident and stable across retries and replicas (the stored transition's id). */
+  readonly id: string;
+  readonly kind: TransitionKind;
+  /** When it happened, ISO 8601. */
+  readonly at: string;
+  /** Who acknowledged or resolved it, for those transitions made by a person. */
+  readonly by?: string;
+  /** A note given with an acknowledgement or resolution, or why an incident resolved by itself. */
+  readonly note?: string;
+}
+
+/** A failed assertion, as a data quality facet names it. */
+export interface AssertionRef {
+  readonly name: string;
+  readonly column?: string;
+}
+
+/** The root cause: a job's run (failed, overdue, missing) or a dataset's failed assertion. */
+export type RootCause =
+  | {
+      readonly kind: 'job';
+      readonly job: NodeRef;
+      /** The failed or overdue run; none for a missing run. */
+      readonly runId?: string;
+      readonly errorMessage?: string;
+      /** For an overdue or missing run: when it was due, ISO 8601. */
+      readonly expectedBy?: string;
+    }
+  | {
+      readonly kind: 'dataset';
+      readonly dataset: NodeRef;
+      readonly assertion: AssertionRef;
+      /** The job whose run reported the assertion. */
+      readonly job?: NodeRef;
+      readonly runId?: string;
+      readonly errorMessage?: string;
+    };
+
+/** A downstream dataset or job the root cause reaches. */
+export interface ImpactedNode extends NodeRef {
+  /** Hops from the root cause, 1 for its direct outputs. */
+  readonly depth: number;
+  /** At column precision, the columns reached. */
+  readonly columns?: readonly string[];
+}
+
+/** Where a recipient is told. */
+export type RecipientAddress = { readonly channel: string } | { readonly email: string };
+
+/** Why a recipient is told. */
+export type RecipientReason =
+  | {
+      readonly kind: 'owns-root';
+      readonly owner: string;
+      readonly node: NodeRef;
+      readonly nodeType: 'job' | 'dataset';
+    }
+  | {
+      readonly kind: 'owns-impacted';
+      readonly owner: string;
+      readonly node: NodeRef;
+      readonly nodeType: 'job' | 'dataset';
+      readonly depth: number;
+      readonly columns?: readonly string[];
+    }
+  | { readonly kind: 'rule'; readonly rule: string };
+
+/** One address told of the transition, once, with every reason it has. */
+export interface Recipient {
+  readonly address: RecipientAddress;
+  readonly reasons: readonly RecipientReason[];
+}
+
+/** Everything a message about one incident transition says. */
+export interface IncidentNotice {
+  readonly incidentId: string;
+  readonly signal: SignalKind;
+  /** When the incident opened, ISO 8601. */
+  readonly openedAt: string;
+  readonly transition: IncidentTransition;
+  readonly rootCause: RootCause;
+  readonly impacted: { readonly datasets: readonly ImpactedNode[]; readonly jobs: readonly ImpactedNode[] };
+  readonly recipients: readonly Recipient[];
+}
+
+/** Links into the explorer; all absent when no explorer URL is configured. */
+export interface NoticeLinks {
+  readonly incident?: string;
+  readonly root?: string;
+  readonly run?: string;
+  /** Everything downstream of the root, as the explorer's impact view shows it. */
+  readonly impact?: string;
+}
+
+const seg = encodeURIComponent;
+
+/**
+ * The explorer's addresses for a notice, following the web app's routes (`packages/web/src/paths.ts`): namespaces
+ * and names are whole, percent-encoded path segments, since `postgres://host:5432` contains slashes.
+ */
+export function noticeLinks(notice: IncidentNotice, explorerUrl: string | undefined): NoticeLinks {
+  if (explorerUrl === undefined) return {};
+  const base = explorerUrl.replace(/\/+$/, '');
+  const root = notice.rootCause;
+  const node = root.kind === 'job' ? root.job : root.dataset;
+  const type = root.kind === 'job' ? 'jobs' : 'datasets';
+  const nodeId = `${root.kind}:${node.namespace}:${node.name}`;
+  return {
+    incident: `${base}/incidents/${seg(notice.incidentId)}`,
+    root: `${base}/${type}/${seg(node.namespace)}/${seg(node.name)}`,
+    ...(root.runId === undefined ? {} : { run: `${base}/runs/${seg(root.runId)}` }),
+    impact: `${base}/impact?node=${seg(nodeId).replace(/%3A/g, ':').replace(/%2F/g, '/')}`,
+  };
+}
+
+/** The explorer's address of a dataset or job. */
+export function nodeLink(
+  explorerUrl: string | undefined,
+  type: 'job' | 'dataset',
+  node: NodeRef,
+): string | undefined {
+  if (explorerUrl === undefined) return undefined;
+  return `${explorerUrl.replace(/\/+$/, '')}/${type}s/${seg(node.namespace)}/${seg(node.name)}`;
+}
+
+/** A node as people read it: `namespace/name`, the spec's naming of a dataset's URI. */
+export const nodeLabel = (node: NodeRef): string => `${node.namespace}/${node.name}`;
+
+/** The `webhook-id` of a transition: the same for every attempt, every replica and every channel. */
+export const webhookId = (notice: IncidentNotice): string =>
+  `hw_${idPart(notice.incidentId)}.${idPart(notice.transition.id)}`;
+
+/**
+ * The `Message-ID` of a transition's e-mail, without angle brackets. The opening's is the incident's own, so every
+ * later transition can name it in `In-Reply-To` and `References` without knowing what was sent before.
+ */
+export function emailMessageId(notice: IncidentNotice, domain: string): string {
+  const incident = `incident.${idPart(notice.incidentId)}`;
+  return notice.transition.kind === 'opened'
+    ? `${incident}@${domain}`
+    : `${incident}.${idPart(notice.transition.id)}@${domain}`;
+}
+
+/** The `Message-ID` of the incident's opening e-mail, the root of its thread. */
+export const emailThreadId = (notice: IncidentNotice, domain: string): string =>
+  `incident.${idPart(notice.incidentId)}@${domain}`;
+
+/** Keeps ids within the characters every header and Message-ID allows; others are written as `=XX`. */
+const idPart = (id: string): string =>
+  [...new TextEncoder().encode(id)]
+    .map((byte) => {
+      const char = String.fromCharCode(byte);
+      return /[A-Za-z0-9_-]/.test(char) ? char : `=${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    })
+    .join('');
+
+/** The headline of a notice: what broke, in a few words. */
+export function noticeHeadline(notice: IncidentNotice): string {
+  const root = notice.rootCause;
+  switch (notice.signal) {
+    case 'run_failed':
+      return `Run failed: ${nodeLabel(rootNode(notice))}`;
+    case 'assertion_failed':
+      return root.kind === 'dataset'
+        ? `Assertion failed: ${root.assertion.name} on ${nodeLabel(root.dataset)}`
+        : `Assertion failed: ${nodeLabel(rootNode(notice))}`;
+    case 'run_overdue':
+      return `Run overdue: ${nodeLabel(rootNode(notice))}`;
+    case 'run_missing':
+      return `Run missing: ${nodeLabel(rootNode(notice))}`;
+  }
+}
+
+/** The transition in words: `Opened`, `Acknowledged by ann`, `Resolved`. */
+export function transitionLabel(transition: IncidentTransition): string {
+  const verb = { opened: 'Opened', updated: 'Updated', acknowledged: 'Acknowledged', resolved: 'Resolved' }[
+    transition.kind
+  ];
+  return transition.by === undefined ? verb : `${verb} by ${transition.by}`;
+}
+
+/** The root cause's own node: the job, or the dataset of an assertion. */
+export const rootNode = (notice: IncidentNotice): NodeRef =>
+  notice.rootCause.kind === 'job' ? notice.rootCause.job : notice.rootCause.dataset;
+
+/** The root cause in one sentence. */
+export function rootCauseSentence(notice: IncidentNotice): string {
+  const root = notice.rootCause;
+  const run = root.runId === undefined ? '' : ` (run ${root.runId})`;
+  if (root.kind === 'dataset') {
+    const column = root.assertion.column === undefined ? '' : ` on column ${root.assertion.column}`;
+    const by = root.job === undefined ? '' : `, reported by ${nodeLabel(root.job)}${run}`;
+    return `The assertion ${root.assertion.name}${column} of ${nodeLabel(root.dataset)} failed${by}.`;
+  }
+  const job = nodeLabel(root.job);
+  switch (notice.signal) {
+    case 'run_overdue':
+      return `The run of ${job}${run} has not completed${root.expectedBy === undefined ? '' : ` (due by ${root.expectedBy})`}.`;
+    case 'run_missing':
+      return `${job} has not run${root.expectedBy === undefined ? '' : ` (due by ${root.expectedBy})`}.`;
+    default:
+      return `The run of ${job}${run} failed.`;
+  }
+}
+
+/** Why a recipient is told, in one phrase: `team:finance owns finance/orders (2 hops downstream)`. */
+export function reasonPhrase(reason: RecipientReason): string {
+  switch (reason.kind) {
+    case 'owns-root':
+      return `${reason.owner} owns ${nodeLabel(reason.node)}, the root cause`;
+    case 'owns-impacted': {
+      const hops = `${hopsPhrase(reason.depth)} downstream`;
+      const columns =
+        reason.columns === undefined || reason.columns.length === 0
+          ? ''
+          : `, columns ${reason.columns.join(', ')}`;
+      return `${reason.owner} owns ${nodeLabel(reason.node)} (${hops}${columns})`;
+    }
+    case 'rule':
+      return `the rule ${reason.rule} sends here`;
+  }
+}
+
+/** Impacted datasets and jobs in one list, nearest first (datasets before jobs at one depth, then by name). */
+export function impactedInOrder(notice: IncidentNotice): { node: ImpactedNode; type: 'dataset' | 'job' }[] {
+  return [
+    ...byDepth(notice.impacted.datasets).map((node) => ({ node, type: 'dataset' as const })),
+    ...byDepth(notice.impacted.jobs).map((node) => ({ node, type: 'job' as const })),
+  ].sort((a, b) => a.node.depth - b.node.depth);
+}
+
+/** The distinct reasons of some recipients, as phrases, in their order. */
+export const reasonPhrases = (recipients: readonly Recipient[]): string[] => [
+  ...new Set(recipients.flatMap((recipient) => recipient.reasons.map(reasonPhrase))),
+];
+
+/** `1 hop`, `5 hops`. */
+export const hopsPhrase = (depth: number): string => `${depth} ${depth === 1 ? 'hop' : 'hops'}`;
+
+/** Impacted nodes nearest first, then by name: a stable order, so that the same notice renders the same bytes. */
+export function byDepth(nodes: readonly ImpactedNode[]): ImpactedNode[] {
+  return [...nodes].sort(
+    (a, b) => a.depth - b.depth || compare(a.namespace, b.namespace) || compare(a.name, b.name),
+  );
+}
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Whether two addresses are the same: channels by name, e-mail addresses without regard to case. */
+export function sameAddress(a: RecipientAddress, b: RecipientAddress): boolean {
+  if ('channel' in a) return 'channel' in b && a.channel === b.channel;
+  return 'email' in b && a.email.toLowerCase() === b.email.toLowerCase();
+}
