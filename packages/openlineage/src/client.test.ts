@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EmitErrorContext } from './client.js';
 import { createClient } from './client.js';
 import { runEvent } from './events.js';
@@ -134,15 +134,17 @@ describe('client.emit', () => {
   it('keeps the events of one run in order although emit() returned before delivery', async () => {
     const delivered: string[] = [];
     let first = true;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
     const client = createClient({
       sources: noEnv(),
       emitTimeoutMs: 5,
       transport: {
         emit: async (e) => {
-          // The first delivery (the START) is slow; the COMPLETE must still come after it.
+          // The first delivery (the START) is held until the COMPLETE is emitted; it must still come after it.
           if (first) {
             first = false;
-            await new Promise((resolve) => setTimeout(resolve, 100));
+            await held;
           }
           delivered.push((e as RunEvent).eventType!);
           return { status: 'success' };
@@ -152,6 +154,8 @@ describe('client.emit', () => {
     const runId = '0190b6a2-5c3e-7a41-9d2f-6c0e8b1f2a3d';
     await client.emit(event('j', 'START', runId));
     await client.emit(event('j', 'COMPLETE', runId));
+    expect(delivered).toEqual([]);
+    release();
     expect(await client.flush(5000)).toBe(true);
     expect(delivered).toEqual(['START', 'COMPLETE']);
   });
@@ -273,11 +277,12 @@ describe('client over HTTP with the backend down', () => {
 
   it('retries, loses nothing when the backend comes back, and never blocks the caller beyond the bound', async () => {
     const port = await closedPort();
+    let retries = 0;
     const client = createClient({
       sources: noEnv(),
       config: { transport: { type: 'http', url: `http://127.0.0.1:${port}`, timeout: 2 } },
       // A retry window of several seconds, so a slow machine still brings the backend back within it.
-      retryDefaults: { retries: 100, baseDelayMs: 20, maxDelayMs: 100 },
+      retryDefaults: { retries: 100, baseDelayMs: 20, maxDelayMs: 100, onRetry: () => void retries++ },
       emitTimeoutMs: 50,
       onError: () => undefined,
     });
@@ -285,7 +290,8 @@ describe('client over HTTP with the backend down', () => {
     const started = Date.now();
     for (const e of sent) await client.emit(e);
     expect(Date.now() - started).toBeLessThan(3000);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The backend comes back only once the client has retried against the closed port.
+    await vi.waitFor(() => expect(retries).toBeGreaterThanOrEqual(2), { timeout: 5000 });
     server = await startLineageServer(port);
     expect(await client.flush(10_000)).toBe(true);
     expect(server.requests.map((r) => (r.body as RunEvent).job.name).sort()).toEqual(['a', 'b']);

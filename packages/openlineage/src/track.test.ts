@@ -106,6 +106,7 @@ describe('track', () => {
     await track({ client, job: { namespace: 'etl', name: 'dag' } }, async (dag) => {
       await Promise.resolve();
       await track({ client, job: { namespace: 'etl', name: 'dag.task' } }, async (task) => {
+        // A timer, not only a microtask: the run context must survive a turn of the event loop.
         await new Promise((resolve) => setTimeout(resolve, 1));
         track({ client, job: { namespace: 'etl', name: 'dag.task.step' } }, (step) => {
           expect(step.root).toEqual({ runId: dag.runId, job: dag.job });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/security/keys.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { spawnServer, type ChildServer } from './helpers/child-server.js';
+import { until, waitFor } from './helpers/wait.js';
 
 // Dataset aliases (issue 12, item 8). The oracle: a store whose events used one name throughout. Lineage across
 // an alias must answer exactly what that store answers, and removing the alias must give back exactly what the
@@ -206,8 +207,8 @@ const aliasPath = (ref: Ref) =>
   `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/datasets/${encodeURIComponent(ref.name)}/alias`;
 
 describe.each(backends())('dataset aliases on the $name store', (backend) => {
-  let joined: Awaited<ReturnType<typeof startServer>>;
-  let oracle: Awaited<ReturnType<typeof startServer>>;
+  let joined: Awaited<ReturnType<typeof startApp>>;
+  let oracle: Awaited<ReturnType<typeof startApp>>;
 
   const call = async (
     ctx: typeof joined,
@@ -250,7 +251,7 @@ describe.each(backends())('dataset aliases on the $name store', (backend) => {
   };
 
   beforeAll(async () => {
-    [joined, oracle] = await Promise.all([startServer(backend), startServer(backend)]);
+    [joined, oracle] = await Promise.all([startApp(backend), startApp(backend)]);
     await Promise.all([ingest(joined, EVENTS), ingest(oracle, EVENTS.map(renamed))]);
   });
   afterAll(async () => {
@@ -395,42 +396,46 @@ describe.each(backends())('dataset aliases on the $name store', (backend) => {
     expect((await call(joined, 'PUT', aliasPath(A), B, rootKey)).status).toBe(200);
     expect((await call(joined, 'DELETE', aliasPath(A), undefined, rootKey)).status).toBe(200);
 
-    // Audit entries are written as the answers go out.
-    await new Promise((resolve) => setTimeout(resolve, 300));
     type Entry = { actor: string; action: string; status: number; detail: string | null };
-    const { entries } = (await call(joined, 'GET', '/api/v1/audit?limit=1000', undefined, rootKey)).body as {
-      entries: Entry[];
-    };
-    const aliasEntries = entries
-      .filter((entry) => entry.action.endsWith('/alias'))
-      .map((entry) => `${entry.action} ${entry.status} ${entry.detail ?? ''}`)
-      .reverse();
     const a = `${A.namespace}:${A.name}`;
     const b = `${B.namespace}:${B.name}`;
     const route = '/api/v1/namespaces/:namespace/datasets/:dataset/alias';
-    expect(aliasEntries).toEqual(
-      expect.arrayContaining([
-        `PUT ${route} 403 `,
-        `PUT ${route} 200 ${MART.namespace}:${AUDIT.name} is ${MART.namespace}:${MART.name}`,
-        `DELETE ${route} 200 ${MART.namespace}:${AUDIT.name} is no longer ${MART.namespace}:${MART.name}`,
-        `PUT ${route} 200 ${a} is ${b}`,
-        `DELETE ${route} 200 ${a} is no longer ${b}`,
-      ]),
+    const expected = [
+      `PUT ${route} 403 `,
+      `PUT ${route} 200 ${MART.namespace}:${AUDIT.name} is ${MART.namespace}:${MART.name}`,
+      `DELETE ${route} 200 ${MART.namespace}:${AUDIT.name} is no longer ${MART.namespace}:${MART.name}`,
+      `PUT ${route} 200 ${a} is ${b}`,
+      `DELETE ${route} 200 ${a} is no longer ${b}`,
+    ];
+    const audit = async () =>
+      (
+        (await call(joined, 'GET', '/api/v1/audit?limit=1000', undefined, rootKey)).body as {
+          entries: Entry[];
+        }
+      ).entries;
+    const described = (entries: Entry[]) =>
+      entries
+        .filter((entry) => entry.action.endsWith('/alias'))
+        .map((entry) => `${entry.action} ${entry.status} ${entry.detail ?? ''}`);
+    // Audit entries are written as the answers go out, so the last ones may land after the answer.
+    const entries = await until('the alias calls in the audit log', audit, (all) =>
+      expected.every((entry) => described(all).includes(entry)),
     );
+    expect(described(entries)).toEqual(expect.arrayContaining(expected));
     const declaredBy = entries.find((entry) => entry.detail === `${a} is ${b}`);
     expect(declaredBy?.actor).toMatch(/^key:/);
   });
 });
 
 describe.each(backends())('dataset aliases and namespace scopes on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   let admin: string;
   let reader: string;
   const get = (url: string, key: string) =>
     ctx.server.app.inject({ url, headers: { authorization: `Bearer ${key}` } });
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
     for (const event of EVENTS) {
       const response = await ctx.server.app.inject({
         method: 'POST',
@@ -517,14 +522,6 @@ describe.skipIf(postgres === undefined)('dataset aliases across replicas', () =>
     await cleanup();
   });
 
-  /** Polls `probe` until it holds, for up to 20 s. */
-  async function until(what: string, probe: () => Promise<boolean>): Promise<void> {
-    const deadline = Date.now() + 20_000;
-    while (!(await probe().catch(() => false))) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
   const send = (url: string, method: string, body?: unknown) =>
     fetch(url, {
       method,
@@ -554,13 +551,13 @@ describe.skipIf(postgres === undefined)('dataset aliases across replicas', () =>
     const follower = await start();
     for (const event of EVENTS)
       expect((await send(`${writer.url}/api/v1/lineage`, 'POST', event)).status).toBe(201);
-    await until('the follower to have the events', async () => (await joinedOn(follower)) === false);
+    await waitFor('the follower to have the events', async () => (await joinedOn(follower)) === false);
 
     // Declared through the follower: forwarded, committed by the writer, carried to the follower by the feed.
     const declared = await send(`${follower.url}${aliasPath(A)}`, 'PUT', B);
     expect(declared.status).toBe(200);
     expect(await joinedOn(writer)).toBe(true);
-    await until('the follower to join the alias', () => joinedOn(follower));
+    await waitFor('the follower to join the alias', () => joinedOn(follower));
     const page = await fetch(
       `${follower.url}/api/v1/namespaces/${encodeURIComponent(B.namespace)}/datasets/${encodeURIComponent(B.name)}`,
     );
@@ -568,14 +565,17 @@ describe.skipIf(postgres === undefined)('dataset aliases across replicas', () =>
 
     // A replica started now loads the alias with the graph.
     const late = await start();
-    await until('the late replica to answer', async () => (await fetch(`${late.url}/readyz`)).status === 200);
+    await waitFor(
+      'the late replica to answer',
+      async () => (await fetch(`${late.url}/readyz`)).status === 200,
+    );
     expect(await joinedOn(late)).toBe(true);
 
     // Removed through the writer: every replica answers as before it was declared.
     expect((await send(`${writer.url}${aliasPath(A)}`, 'DELETE')).status).toBe(200);
     expect(await joinedOn(writer)).toBe(false);
-    await until('the follower to drop the alias', async () => (await joinedOn(follower)) === false);
-    await until('the late replica to drop the alias', async () => (await joinedOn(late)) === false);
+    await waitFor('the follower to drop the alias', async () => (await joinedOn(follower)) === false);
+    await waitFor('the late replica to drop the alias', async () => (await joinedOn(late)) === false);
     const list = await fetch(`${late.url}/api/v1/aliases`);
     expect(await list.json()).toEqual({ aliases: [], totalCount: 0 });
   });

@@ -1,7 +1,3 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCommand } from '../src/cli/demo.js';
 import { demoScenario } from '../src/cli/demo-scenario.js';
@@ -13,25 +9,13 @@ import { rootCauseCommand } from '../src/cli/root-cause.js';
 import { schemaDiffCommand } from '../src/cli/schema-diff.js';
 import { formatTable } from '../src/cli/table.js';
 import { runId, schemaScenario } from './analysis-scenarios.js';
-import { runCommand } from './helpers/cli.js';
+import { runCli, runCommand } from './helpers/cli.js';
 import { backends, startServer } from './helpers/backends.js';
 
-const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli', 'main.js');
 const WAREHOUSE = 'postgres://warehouse.acme.internal:5432';
 const mart = `dataset:${WAREHOUSE}:analytics.marts.revenue_daily`;
 
 const run = runCommand;
-
-/** Runs the built CLI; the package must have been built (`npx tsc -b`). */
-function runCli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npx tsc -b\` before this test.`);
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: {} });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 describe('formatTable', () => {
   it('pads every column but the last to its widest cell', () => {

@@ -4,11 +4,10 @@ import type { RootCauseResult } from '../src/analysis/root-cause.js';
 import type { RunDiffResult } from '../src/analysis/run-diff.js';
 import type { SchemaDiffResult } from '../src/analysis/schema-diff.js';
 import type { ColumnPathsResult } from '../src/analysis/column-paths.js';
-import { demoCommand } from '../src/cli/demo.js';
 import { demoScenario } from '../src/cli/demo-scenario.js';
-import type { CommandIo } from '../src/cli/http.js';
 import { opsScenario, runId, schemaScenario, streamScenario } from './analysis-scenarios.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
+import { checkResponse, documentedRoutes, type DocumentedRoute } from './helpers/openapi.js';
 
 const WAREHOUSE = 'postgres://warehouse.acme.internal:5432';
 const demo = {
@@ -31,26 +30,33 @@ const LOAD_ORDERS_ERROR =
 const brief = (result: RootCauseResult) =>
   result.causes.map(({ kind, nodeId, distance, path }) => ({ kind, nodeId, distance, path }));
 
-const quiet: CommandIo = { stdout: { write: () => true }, stderr: { write: () => true }, env: {} };
-
 describe.each(backends())('lineage analysis on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
+  let routes: DocumentedRoute[];
   const get = async <T>(path: string, query: Record<string, string>, status = 200): Promise<T> => {
-    const response = await fetch(`${ctx.url}${path}?${new URLSearchParams(query).toString()}`);
+    const response = await ctx.request(`${path}?${new URLSearchParams(query).toString()}`);
     const body = (await response.json()) as T;
     expect({ status: response.status, body }).toMatchObject({ status });
+    // Every answer is the one its schema documents (the schema the web's types are derived from).
+    checkResponse(routes, 'GET', path.replace(/^\/api\/v1/, ''), response.status, body);
     return body;
   };
   const rootCause = (nodeId: string, at?: string) =>
     get<RootCauseResult>('/api/v1/analysis/root-cause', { nodeId, ...(at ? { at } : {}) });
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
-    expect(await demoCommand(['--url', ctx.url], quiet)).toBe(0);
-    const response = await fetch(`${ctx.url}/api/v1/lineage/batch`, {
+    ctx = await startApp(backend);
+    routes = await documentedRoutes(ctx.request);
+    // The demo's events (what `headwater demo` sends), then the other scenarios.
+    const response = await ctx.request('/api/v1/lineage/batch', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify([...opsScenario(), ...schemaScenario(), ...streamScenario()]),
+      body: JSON.stringify([
+        ...demoScenario().events,
+        ...opsScenario(),
+        ...schemaScenario(),
+        ...streamScenario(),
+      ]),
     });
     expect(await response.json()).toMatchObject({ status: 'success' });
   });

@@ -1,14 +1,13 @@
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backupCommand } from '../src/cli/backup.js';
 import { restoreCommand } from '../src/cli/restore.js';
 import pg from 'pg';
 import { backends, startServer } from './helpers/backends.js';
+import { runCli } from './helpers/cli.js';
+import { waitFor } from './helpers/wait.js';
 
 const T0 = Date.UTC(2025, 2, 1);
 const uuid = (n: number) => `0195f000-0000-7000-8000-${String(n).padStart(12, '0')}`;
@@ -178,9 +177,12 @@ describe.each(moves)(
           next += 20;
         }
       })();
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Batches are going in when the backup starts, and go on after it ends (which the events it missed show).
+      const batchesPast = (mark: number) =>
+        waitFor(`two batches after event ${mark}`, () => next >= mark + 40 || next >= 1400);
+      await batchesPast(400);
       expect(await backupCommand(['--out', file, '--url', original.url])).toBe(0);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await batchesPast(next);
       ingesting = false;
       await ingest;
 
@@ -304,18 +306,6 @@ describe.each(moves)(
     });
   },
 );
-
-const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-
-/** Runs the built `headwater` CLI with `args` to its end: its exit code and what it wrote. */
-async function runCli(args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, output };
-}
 
 /** Runs `statements` on the database at `url`, and returns the last one's rows. */
 async function sql(url: string, statements: string[]): Promise<unknown[]> {

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -21,23 +21,11 @@ import { restoreHelp } from '../src/cli/restore.js';
 import { rootCauseHelp } from '../src/cli/root-cause.js';
 import { schemaDiffHelp } from '../src/cli/schema-diff.js';
 import { serveHelp } from '../src/cli/serve.js';
+import { runCli } from './helpers/cli.js';
 
 const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const repoDir = path.resolve(serverDir, '..', '..');
-const cli = path.join(serverDir, 'dist', 'cli', 'main.js');
 const bin = path.join(serverDir, 'bin', 'headwater.js');
-
-function run(
-  file: string,
-  args: readonly string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [file, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: {} });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 const helps: (CommandHelp & { options: Options })[] = [
   serveHelp,
@@ -71,36 +59,35 @@ describe('the help of every command', () => {
   it.each(helps.map((help) => [help.name, help] as const))(
     '`headwater %s --help` (and `headwater help` of it) prints usage, every flag and an example, and exits 0',
     async (name, help) => {
-      expect(existsSync(cli), `${cli} is missing: run \`npx tsc -b\` first`).toBe(true);
-      const flag = await run(cli, [name, '--help']);
+      const flag = await runCli([name, '--help']);
       expect({ code: flag.code, stderr: flag.stderr }).toEqual({ code: 0, stderr: '' });
       expect(flag.stdout.startsWith(`Usage: headwater ${name} `)).toBe(true);
       for (const option of Object.keys(help.options)) expect(flag.stdout).toContain(`  --${option}`);
       expect(flag.stdout).toMatch(/\nExamples?:\n {2}headwater /);
       const defaults = Object.values(help.flags).filter((f) => f.default !== undefined);
       for (const f of defaults) expect(flag.stdout.replace(/\s+/g, ' ')).toContain(`default ${f.default}`);
-      expect(await run(cli, ['help', name])).toEqual(flag);
+      expect(await runCli(['help', name])).toEqual(flag);
       // -h and a --help among other arguments (a command that would otherwise start a server or need one).
-      expect((await run(cli, [name, 'some-argument', '-h'])).stdout).toBe(flag.stdout);
+      expect((await runCli([name, 'some-argument', '-h'])).stdout).toBe(flag.stdout);
     },
   );
 
   it('`headwater help` prints the usage of every command and exits 0; an unknown command exits 2', async () => {
-    const help = await run(cli, ['help']);
+    const help = await runCli(['help']);
     expect({ code: help.code, stderr: help.stderr }).toEqual({ code: 0, stderr: '' });
     for (const { name } of helps) expect(help.stdout).toContain(`  headwater ${name} `);
     expect(help.stdout).toContain('headwater help [COMMAND]');
-    const unknown = await run(cli, ['help', 'serv']);
+    const unknown = await runCli(['help', 'serv']);
     expect({ code: unknown.code, stdout: unknown.stdout }).toEqual({ code: 2, stdout: '' });
     expect(unknown.stderr).toMatch(/^headwater: unknown command "serv"\./);
-    expect((await run(cli, ['serv'])).code).toBe(2);
+    expect((await runCli(['serv'])).code).toBe(2);
     // Without a command: the usage, and exit 1, as before.
-    expect((await run(cli, [])).code).toBe(1);
+    expect((await runCli([])).code).toBe(1);
   });
 
   it('keeps usage errors at exit 2 with the parser message', async () => {
     for (const command of ['serve', 'proxy', 'keys create', 'audit', 'backup', 'restore']) {
-      const bogus = await run(cli, [...command.split(' '), '--bogus']);
+      const bogus = await runCli([...command.split(' '), '--bogus']);
       const name = command.split(' ')[0];
       expect({ command, code: bogus.code, stderr: bogus.stderr }).toEqual({
         command,
@@ -112,7 +99,7 @@ describe('the help of every command', () => {
         ),
       });
     }
-    const demo = await run(cli, ['demo', '--bogus']);
+    const demo = await runCli(['demo', '--bogus']);
     expect(demo.code).toBe(2);
     expect(demo.stderr).toMatch(/^headwater demo: Unknown option '--bogus'/);
   });
@@ -136,7 +123,7 @@ describe('the headwater bin', () => {
   });
 
   it('runs the built CLI, and says how to build it when it is not built', async () => {
-    const built = await run(bin, ['help', 'demo']);
+    const built = await runCli(['help', 'demo'], { entry: bin });
     expect({ code: built.code, first: built.stdout.split('\n')[0] }).toEqual({
       code: 0,
       first: 'Usage: headwater demo [--url http://127.0.0.1:5000] [--end-date 2025-03-14]',
@@ -146,7 +133,7 @@ describe('the headwater bin', () => {
       mkdirSync(path.join(dir, 'packages', 'server', 'bin'), { recursive: true });
       const copy = path.join(dir, 'packages', 'server', 'bin', 'headwater.js');
       copyFileSync(bin, copy);
-      const unbuilt = await run(copy, ['help']);
+      const unbuilt = await runCli(['help'], { entry: copy });
       expect(unbuilt.code).toBe(1);
       expect(unbuilt.stderr).toContain('headwater: the CLI is not built yet');
       expect(unbuilt.stderr).toContain('Run `npm run build`');

@@ -1,11 +1,8 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCommand } from '../src/cli/demo.js';
 import { demoScenario, type DemoRunEvent } from '../src/cli/demo-scenario.js';
@@ -13,8 +10,7 @@ import type { CommandIo } from '../src/cli/http.js';
 import { ingestCommand } from '../src/cli/ingest.js';
 import { createValidator } from '../src/accept/validate.js';
 import { backends, startServer } from './helpers/backends.js';
-
-const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli', 'main.js');
+import { runCli } from './helpers/cli.js';
 
 /** Output captured from a command run in-process. */
 function captureIo(options: { tty?: boolean } = {}) {
@@ -26,17 +22,6 @@ function captureIo(options: { tty?: boolean } = {}) {
     env: {},
   };
   return { io, out: () => out, err: () => err };
-}
-
-/** Runs the built CLI; the package must have been built (`npx tsc -b`, which `npm test` does). */
-function runCli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npx tsc -b\` before this test.`);
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: {} });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
 
 /** A loopback port nothing listens on. */

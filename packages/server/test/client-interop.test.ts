@@ -29,6 +29,7 @@ describe.each(backends())('@headwater/openlineage against the server on the $nam
         outputs: [{ namespace: 'db', name: 'target' }],
       },
       async () => {
+        // A timer, not only a microtask: the run context must survive a turn of the event loop.
         await new Promise((resolve) => setTimeout(resolve, 5));
         return track({ client, job: { namespace: 'interop', name: 'outer.inner' } }, () => 42);
       },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ColumnGraph, type FieldRef } from '../src/read-model/column-graph.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { random } from './helpers/random.js';
 
 const facet = { _producer: 'https://example.com/graph-load', _schemaURL: 'https://example.com/facet.json' };
@@ -79,11 +79,11 @@ function answers(graph: ColumnGraph, datasetIds: number[]): unknown {
 }
 
 describe.each(backends())('the column graph loaded from the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
     for (const seed of [1, 2, 3]) {
-      const response = await fetch(`${ctx.url}/api/v1/lineage/batch`, {
+      const response = await ctx.request('/api/v1/lineage/batch', {
         method: 'POST',
         body: JSON.stringify(events(seed)),
         headers: { 'content-type': 'application/json' },

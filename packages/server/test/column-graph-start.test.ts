@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerConfig } from '../src/config/server-config.js';
 import { ColumnGraph } from '../src/read-model/column-graph.js';
 import { createServer, type HeadwaterServer } from '../src/servers/server.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 
 const facet = { _producer: 'https://example.com/column-start', _schemaURL: 'https://example.com/facet.json' };
 
@@ -47,11 +47,11 @@ it('a graph waiting for its load answers nothing (503), not an empty answer', ()
 });
 
 describe.each(backends())('column lineage after a restart on the $name store', (backend) => {
-  let first: Awaited<ReturnType<typeof startServer>>;
+  let first: Awaited<ReturnType<typeof startApp>>;
   let server: HeadwaterServer;
   beforeAll(async () => {
-    first = await startServer(backend);
-    const response = await fetch(`${first.url}/api/v1/lineage/batch`, {
+    first = await startApp(backend);
+    const response = await first.request('/api/v1/lineage/batch', {
       method: 'POST',
       body: JSON.stringify([
         event('stage', 'raw', 'amount', 'staged'),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 
 const producer = 'https://example.com/column-test';
 const base = {
@@ -52,9 +52,9 @@ function run(
 }
 
 describe.each(backends())('column lineage on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   const get = async (query: string) => {
-    const response = await fetch(`${ctx.url}/api/v1/column-lineage?${query}&edges=lineage`);
+    const response = await ctx.request(`/api/v1/column-lineage?${query}&edges=lineage`);
     return {
       status: response.status,
       body: (await response.json()) as {
@@ -69,7 +69,7 @@ describe.each(backends())('column lineage on the $name store', (backend) => {
   };
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
     const events = [
       run('stage', 'b', { y: [['a', 'x', 'DIRECT']], flag: [['a', 'status', 'INDIRECT']] }, ['y', 'flag']),
       run(
@@ -84,7 +84,7 @@ describe.each(backends())('column lineage on the $name store', (backend) => {
         ['z'],
       ),
     ];
-    const response = await fetch(`${ctx.url}/api/v1/lineage/batch`, {
+    const response = await ctx.request('/api/v1/lineage/batch', {
       method: 'POST',
       body: JSON.stringify(events),
       headers: { 'content-type': 'application/json' },
@@ -200,7 +200,7 @@ function sparkRun() {
 describe.each(backends())(
   'column lineage with subtypes and dataset-level inputs on the $name store',
   (backend) => {
-    let ctx: Awaited<ReturnType<typeof startServer>>;
+    let ctx: Awaited<ReturnType<typeof startApp>>;
     type InputField = {
       dataset: string;
       field: string;
@@ -209,7 +209,7 @@ describe.each(backends())(
     };
     type Node = { id: string; data: { inputFields: InputField[] } };
     const graph = async (query: string) =>
-      ((await (await fetch(`${ctx.url}/api/v1/column-lineage?${query}`)).json()) as { graph: Node[] }).graph;
+      ((await (await ctx.request(`/api/v1/column-lineage?${query}`)).json()) as { graph: Node[] }).graph;
     /** Per input column, its transformations as TYPE/SUBTYPE. */
     const inputs = (fields: InputField[]) =>
       fields.map((f) => [
@@ -218,8 +218,8 @@ describe.each(backends())(
       ]);
 
     beforeAll(async () => {
-      ctx = await startServer(backend);
-      const response = await fetch(`${ctx.url}/api/v1/lineage`, {
+      ctx = await startApp(backend);
+      const response = await ctx.request('/api/v1/lineage', {
         method: 'POST',
         body: JSON.stringify(sparkRun()),
         headers: { 'content-type': 'application/json' },
@@ -269,7 +269,7 @@ describe.each(backends())(
     });
 
     it("lists a dataset's input column once per output column, with its subtypes", async () => {
-      const dataset = (await (await fetch(`${ctx.url}/api/v1/namespaces/lake/datasets/revenue`)).json()) as {
+      const dataset = (await (await ctx.request('/api/v1/namespaces/lake/datasets/revenue')).json()) as {
         columnLineage: { name: string; inputFields: InputField[] }[];
         datasetInputFields: InputField[];
       };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LineageGraph } from '../src/read-model/lineage-graph.js';
 import { loadCutoffs, readCutoffs } from '../src/store/job-cutoffs.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { random } from './helpers/random.js';
 
 /**
@@ -69,14 +69,14 @@ function events(seed: number): Record<string, unknown>[] {
 
 for (const backend of backends()) {
   describe(`present cutoffs at start (${backend.name})`, () => {
-    let server: Awaited<ReturnType<typeof startServer>>;
+    let server: Awaited<ReturnType<typeof startApp>>;
     beforeAll(async () => {
-      server = await startServer(backend);
+      server = await startApp(backend);
     });
     afterAll(() => server?.stop());
 
     const post = async (events: Record<string, unknown>[]) => {
-      const response = await fetch(`${server.url}/api/v1/lineage/batch`, {
+      const response = await server.request('/api/v1/lineage/batch', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(events),

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf } from './helpers/api.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { PRODUCER, T0, runEvent } from './read-scenario.js';
 
 const NS = 'file';
@@ -41,12 +41,12 @@ interface Impacted {
 }
 
 describe.each(backends())('dataset-level column lineage on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
-  const api = apiOf(() => ctx.url);
+  let ctx: Awaited<ReturnType<typeof startApp>>;
+  const api = apiOf(() => ctx.request);
   const field = (dataset: string, name: string) => `datasetField:${NS}:${dataset}:${name}`;
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
     const runId = randomUUID();
     const base = { runId, job: 'spark_app.revenue', namespace: 'spark' };
     const inputs = [

@@ -40,7 +40,7 @@ const dataset = (name: string) => `dataset:${NS}:${name}`;
 describe.each(backends())('declared against observed lineage on the $name store', (backend) => {
   let ctx: Awaited<ReturnType<typeof startServer>>;
   let routes: DocumentedRoute[];
-  const client = apiOf(() => ctx.url);
+  const client = apiOf(() => ctx.request);
   const pipelineRun = randomUUID();
   const oldClean = randomUUID();
   const clean = randomUUID();
@@ -97,7 +97,7 @@ describe.each(backends())('declared against observed lineage on the $name store'
 
   beforeAll(async () => {
     ctx = await startServer(backend);
-    routes = await documentedRoutes(ctx.url);
+    routes = await documentedRoutes(ctx.request);
     // The push: the pipeline and its three nodes.
     await client.post(
       jobEvent('clean', ['raw'], ['cleaned'], parentJob),

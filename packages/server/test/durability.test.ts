@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backends } from './helpers/backends.js';
 import { spawnServer, type ChildServer } from './helpers/child-server.js';
+import { waitFor } from './helpers/wait.js';
 
 function event(i: number) {
   return {
@@ -28,6 +29,68 @@ async function allRunIds(url: string): Promise<Set<string>> {
   }
 }
 
+/**
+ * Posts events from `clients` concurrent clients (every fifth request a batch of 20) to the server `target()` names
+ * until `stop()`, keeping the run ids of every event answered 201 or 200.
+ */
+function load(target: () => ChildServer, clients = 16) {
+  const acknowledged: string[] = [];
+  let next = 0;
+  let stopped = false;
+  let signalled = false;
+  let inFlight = 0;
+  let inFlightAtSignal = 0;
+  let acknowledgedAfterSignal = 0;
+  const client = async () => {
+    while (!stopped) {
+      const batch = next % 5 === 0;
+      const events = batch ? Array.from({ length: 20 }, () => event(next++)) : [event(next++)];
+      const sentBeforeSignal = !signalled;
+      inFlight++;
+      try {
+        const response = await fetch(`${target().url}/api/v1/lineage${batch ? '/batch' : ''}`, {
+          method: 'POST',
+          body: JSON.stringify(batch ? events : events[0]),
+          headers: { 'content-type': 'application/json' },
+        });
+        await response.arrayBuffer();
+        if (response.status === 201 || response.status === 200) {
+          acknowledged.push(...events.map((e) => e.run.runId));
+          if (signalled && sentBeforeSignal) acknowledgedAfterSignal++;
+        }
+      } catch {
+        // The connection died with the server: not acknowledged, so nothing is owed.
+      } finally {
+        inFlight--;
+      }
+    }
+  };
+  const running = Array.from({ length: clients }, client);
+  return {
+    acknowledged,
+    /** The next event's index, for events sent after the load. */
+    next: () => next,
+    /** Sends `signal` to the server with the load under way, noting the requests in flight then. */
+    signal(signal: NodeJS.Signals) {
+      signalled = true;
+      inFlightAtSignal = inFlight;
+      target().process.kill(signal);
+    },
+    /** Requests sent before the signal and in flight when it was sent; those of them acknowledged after it. */
+    inFlight: () => ({ atSignal: inFlightAtSignal, acknowledgedAfter: acknowledgedAfterSignal }),
+    async stop() {
+      stopped = true;
+      await Promise.all(running);
+    },
+  };
+}
+
+/** Waits until the load has had more than `count` events acknowledged. */
+const acknowledgedPast = (generator: ReturnType<typeof load>, count: number) =>
+  waitFor(`more than ${count} events acknowledged`, () => generator.acknowledged.length > count, {
+    timeoutMs: 60_000,
+  });
+
 describe.each(backends())('durability on the $name store', (backend) => {
   const cleanups: (() => Promise<void>)[] = [];
   afterAll(async () => {
@@ -43,35 +106,13 @@ describe.each(backends())('durability on the $name store', (backend) => {
       ...(config.databaseUrl ? ['--database-url', config.databaseUrl] : []),
     ];
     let server: ChildServer = await spawnServer(args);
-    const acknowledged: string[] = [];
-    let next = 0;
-    let killed = false;
-    const client = async () => {
-      while (!killed) {
-        const batch = next % 5 === 0;
-        const events = batch ? Array.from({ length: 20 }, () => event(next++)) : [event(next++)];
-        try {
-          const response = await fetch(`${server.url}/api/v1/lineage${batch ? '/batch' : ''}`, {
-            method: 'POST',
-            body: JSON.stringify(batch ? events : events[0]),
-            headers: { 'content-type': 'application/json' },
-          });
-          if (response.status === 201 || response.status === 200)
-            acknowledged.push(...events.map((e) => e.run.runId));
-        } catch {
-          // The connection died with the server: not acknowledged, so nothing is owed.
-        }
-      }
-    };
-    const clients = Array.from({ length: 16 }, client);
+    const generator = load(() => server);
     // Killed once enough is acknowledged to make the check mean something (however loaded the machine is).
-    for (let waited = 0; acknowledged.length <= 100 && waited < 60_000; waited += 100)
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    server.process.kill('SIGKILL');
+    await acknowledgedPast(generator, 100);
+    generator.signal('SIGKILL');
     await server.exited;
-    killed = true;
-    await Promise.all(clients);
+    await generator.stop();
+    const { acknowledged } = generator;
     expect(acknowledged.length).toBeGreaterThan(100);
 
     // PostgreSQL releases the dead server's writer lock when it notices the closed connection.
@@ -93,7 +134,7 @@ describe.each(backends())('durability on the $name store', (backend) => {
     const post = () =>
       fetch(`${server.url}/api/v1/lineage`, {
         method: 'POST',
-        body: JSON.stringify(event(next)),
+        body: JSON.stringify(event(generator.next())),
         headers: { 'content-type': 'application/json' },
       });
     let after = await post();
@@ -115,25 +156,27 @@ describe.each(backends())('durability on the $name store', (backend) => {
       ...(config.databaseUrl ? ['--database-url', config.databaseUrl] : []),
     ];
     const server = await spawnServer(args);
-    const events = Array.from({ length: 200 }, (_, i) => event(i));
-    const responses = events.map((e) =>
-      fetch(`${server.url}/api/v1/lineage`, {
-        method: 'POST',
-        body: JSON.stringify(e),
-        headers: { 'content-type': 'application/json' },
-      }).then(
-        (response) => (response.status === 201 ? e.run.runId : undefined),
-        () => undefined,
-      ),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    server.process.kill('SIGTERM');
-    const acknowledged = (await Promise.all(responses)).filter((id) => id !== undefined);
+    const generator = load(() => server);
+    // Signalled under load, once enough is acknowledged that a loss would show.
+    await acknowledgedPast(generator, 100);
+    generator.signal('SIGTERM');
     expect(await server.exited).toBe(0);
+    await generator.stop();
+    const { acknowledged } = generator;
+    expect(acknowledged.length).toBeGreaterThan(100);
+    // Requests were in flight at the signal, and the server answered some of them before it exited: what it had
+    // received it finished rather than dropped.
+    expect(generator.inFlight().atSignal).toBeGreaterThan(0);
+    expect(generator.inFlight().acknowledgedAfter).toBeGreaterThan(0);
+
     const restarted = await spawnServer(args);
-    const stored = await allRunIds(restarted.url);
-    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
-    restarted.process.kill('SIGTERM');
-    await restarted.exited;
-  });
+    try {
+      const stored = await allRunIds(restarted.url);
+      expect(stored.size).toBeGreaterThanOrEqual(acknowledged.length);
+      expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+    } finally {
+      restarted.process.kill('SIGTERM');
+      await restarted.exited;
+    }
+  }, 180_000);
 });

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countEvents } from '../src/store/queries/events.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 
-type Started = Awaited<ReturnType<typeof startServer>>;
+type Started = Awaited<ReturnType<typeof startApp>>;
 
 const START = Date.UTC(2025, 4, 1, 0, 0, 0);
 const SPAN_MS = 30 * 3_600_000;
@@ -14,7 +14,7 @@ describe.each(backends())('the events page total on the $name store', (backend) 
   const times: number[] = [];
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
     const events: Record<string, unknown>[] = [];
     for (let i = 0; i < 400; i++) {
       // Spread over 30 hours, some on exact hour boundaries.
@@ -43,7 +43,7 @@ describe.each(backends())('the events page total on the $name store', (backend) 
     const body = JSON.stringify(events);
     for (let i = 0; i < 2; i++) {
       // The second time, every event is a duplicate: the counts must not move.
-      const response = await fetch(`${ctx.url}/api/v1/lineage/batch`, {
+      const response = await ctx.request('/api/v1/lineage/batch', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body,
@@ -86,7 +86,7 @@ describe.each(backends())('the events page total on the $name store', (backend) 
     const from = new Date(START + 5 * 3_600_000 + 1234).toISOString();
     const to = new Date(START + 17 * 3_600_000).toISOString();
     const page = (await (
-      await fetch(`${ctx.url}/api/v1/events/lineage?after=${from}&before=${to}&limit=1`)
+      await ctx.request(`/api/v1/events/lineage?after=${from}&before=${to}&limit=1`)
     ).json()) as { totalCount: number };
     // The page lists RunEvents unless asked for other kinds (as Marquez), and counts what it lists.
     const expected = times.filter(

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 
 // Events that pass lenient validation but carry arbitrary content where producers put arbitrary content:
 // facets of any shape under any key (standard keys included), odd names, extreme times, parents and
@@ -45,9 +45,9 @@ const event = fc.record({
 });
 
 describe.each(backends())('ingest of arbitrary content on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
   });
   afterAll(async () => {
     await ctx?.stop();
@@ -57,7 +57,7 @@ describe.each(backends())('ingest of arbitrary content on the $name store', (bac
     const samples = fc.sample(event, { numRuns: 300, seed: 11 });
     const statuses = new Map<number, number>();
     for (const sample of samples) {
-      const response = await fetch(`${ctx.url}/api/v1/lineage`, {
+      const response = await ctx.request('/api/v1/lineage', {
         method: 'POST',
         body: JSON.stringify(sample),
         headers: { 'content-type': 'application/json' },
@@ -65,7 +65,7 @@ describe.each(backends())('ingest of arbitrary content on the $name store', (bac
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
       if (response.status >= 500) expect({ sample, body: await response.text() }).toBeUndefined();
     }
-    const batch = await fetch(`${ctx.url}/api/v1/lineage/batch`, {
+    const batch = await ctx.request('/api/v1/lineage/batch', {
       method: 'POST',
       body: JSON.stringify(fc.sample(event, { numRuns: 200, seed: 12 })),
       headers: { 'content-type': 'application/json' },
@@ -73,8 +73,8 @@ describe.each(backends())('ingest of arbitrary content on the $name store', (bac
     expect(batch.status).toBe(200);
     expect((statuses.get(201) ?? 0) + (statuses.get(422) ?? 0)).toBe(samples.length);
     expect(statuses.get(201) ?? 0).toBeGreaterThan(100);
-    expect((await fetch(`${ctx.url}/healthcheck`)).status).toBe(200);
-    const lineage = await fetch(`${ctx.url}/api/v1/jobs?limit=5`);
+    expect((await ctx.request('/healthcheck')).status).toBe(200);
+    const lineage = await ctx.request('/api/v1/jobs?limit=5');
     expect(lineage.status).toBe(200);
   });
 });

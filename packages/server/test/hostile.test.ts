@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/store/db.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 
-type Started = Awaited<ReturnType<typeof startServer>>;
+type Started = Awaited<ReturnType<typeof startApp>>;
 
 /** A valid event writing `dataset`. */
 function good(dataset: string): Record<string, unknown> {
@@ -66,16 +66,16 @@ describe.each(backends())('hostile events on the $name store', (backend) => {
   let ctx: Started;
 
   beforeAll(async () => {
-    ctx = await startServer(backend, { maxBodyBytes: 32 * 1024 * 1024 });
+    ctx = await startApp(backend, { maxBodyBytes: 32 * 1024 * 1024 });
   });
   afterAll(async () => {
     await ctx?.stop();
   });
 
   const post = (path: string, body: string, type = 'application/json') =>
-    fetch(`${ctx.url}/api/v1/lineage${path}`, { method: 'POST', headers: { 'content-type': type }, body });
+    ctx.request(`/api/v1/lineage${path}`, { method: 'POST', headers: { 'content-type': type }, body });
   const exists = async (dataset: string) =>
-    (await fetch(`${ctx.url}/api/v1/namespaces/db/datasets/${dataset}`)).status === 200;
+    (await ctx.request(`/api/v1/namespaces/db/datasets/${dataset}`)).status === 200;
 
   for (const [name, { text, says }] of Object.entries(HOSTILE)) {
     it(`rejects ${name} alone with a 422 naming the path and the limit`, async () => {

@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { conformanceFiles, hasConformance, readEvents } from './helpers/conformance.js';
-
-const post = (url: string, body: string, headers: Record<string, string> = {}) =>
-  fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
 
 function runEvent(overrides: Record<string, unknown> = {}) {
   return {
@@ -22,17 +19,19 @@ function runEvent(overrides: Record<string, unknown> = {}) {
 }
 
 describe.each(backends())('ingest on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
-  const api = (path: string) => `${ctx.url}/api/v1${path}`;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
+  const api = (path: string) => `/api/v1${path}`;
+  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+    ctx.request(path, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
   const eventCount = async () => {
     const body = (await (
-      await fetch(api('/events/lineage?limit=0&kind=run&kind=dataset&kind=job'))
+      await ctx.request(api('/events/lineage?limit=0&kind=run&kind=dataset&kind=job'))
     ).json()) as { totalCount: number };
     return body.totalCount;
   };
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
   });
   afterAll(async () => {
     await ctx?.stop();
@@ -58,7 +57,7 @@ describe.each(backends())('ingest on the $name store', (backend) => {
         }
       }
       const stored = (await (
-        await fetch(
+        await ctx.request(
           api(`/events/lineage?limit=1000&after=1900-01-01T00:00:00Z&kind=run&kind=dataset&kind=job`),
         )
       ).json()) as {
@@ -138,13 +137,15 @@ describe.each(backends())('ingest on the $name store', (backend) => {
       '"ratio": 1.0, "name": "caf\\u00e9",\n  "eventType"',
     );
     expect((await post(api('/lineage'), text)).status).toBe(201);
-    const served = await (await fetch(api('/events/lineage?limit=1&after=2030-12-31T00:00:00Z'))).text();
+    const served = await (
+      await ctx.request(api('/events/lineage?limit=1&after=2030-12-31T00:00:00Z'))
+    ).text();
     expect(served).toContain(text);
   });
 
   it('accepts gzip-compressed events', async () => {
     const before = await eventCount();
-    const response = await fetch(api('/lineage'), {
+    const response = await ctx.request(api('/lineage'), {
       method: 'POST',
       body: gzipSync(JSON.stringify(runEvent())),
       headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },

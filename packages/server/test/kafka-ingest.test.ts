@@ -21,7 +21,8 @@ import {
 } from './helpers/kafka-broker.js';
 import { privatePostgresUnavailable, startPrivatePostgres } from './helpers/private-postgres.js';
 import { parseExposition } from './helpers/prometheus.js';
-import { runEvent, storedRunEvents, until } from './helpers/stream-events.js';
+import { runEvent, storedRunEvents } from './helpers/stream-events.js';
+import { until } from './helpers/wait.js';
 
 const run = promisify(execFile);
 
@@ -282,7 +283,7 @@ print("sent")
           'some events stored',
           () => storedRunEvents(first.url),
           (count) => count > 0,
-          60_000,
+          { timeoutMs: 60_000 },
         );
         first.process.kill('SIGKILL');
         await first.exited;
@@ -293,10 +294,15 @@ print("sent")
             `all ${total} events stored`,
             () => storedRunEvents(second.url),
             (count) => count >= total,
-            120_000,
+            { timeoutMs: 120_000 },
           );
-          // A little longer: anything delivered twice would show as more.
-          await new Promise((resolve) => setTimeout(resolve, 500));
+          // Nothing left to consume (offsets are committed after their events are stored): anything delivered
+          // twice and stored twice would show as more.
+          await until(
+            'no lag',
+            () => consumerLag(second.url, topic),
+            (lag) => lag.size === 2 && totalLag(lag) === 0,
+          );
           expect(await storedRunEvents(second.url)).toBe(total);
         } finally {
           second.process.kill('SIGTERM');
@@ -362,7 +368,7 @@ print("sent")
             'all 4000 stored through the survivor',
             () => storedRunEvents(follower.url),
             (count) => count >= 4000,
-            120_000,
+            { timeoutMs: 120_000 },
           );
           const lags = await until(
             'the survivor holding every partition, nothing behind',
@@ -370,7 +376,8 @@ print("sent")
             (lag) => lag.size === 4 && totalLag(lag) === 0,
           );
           expect(lags.size).toBe(4);
-          await new Promise((resolve) => setTimeout(resolve, 500));
+          // With no lag nothing is left to consume (offsets are committed after their events are stored), so the
+          // count is final: anything stored twice would show as more.
           expect(await storedRunEvents(follower.url)).toBe(4000);
         } catch (error) {
           throw new Error(
@@ -432,7 +439,16 @@ print("sent")
           );
           expect(consumed).toBeGreaterThan(0);
           expect(follower.output()).not.toContain('the writer refused events forwarded from Kafka');
-          await new Promise((resolve) => setTimeout(resolve, 500));
+          // Nothing left to consume on either replica (offsets are committed after their events are stored): anything
+          // stored twice would show as more.
+          await until(
+            'no lag on either replica',
+            async () => [
+              await consumerLag(writer.url, topic, { authorization }),
+              await consumerLag(follower.url, topic, { authorization }),
+            ],
+            ([a, b]) => a!.size + b!.size === 4 && totalLag(a!) + totalLag(b!) === 0,
+          );
           expect(await stored()).toBe(1000);
         } catch (error) {
           throw new Error(
@@ -483,13 +499,16 @@ print("sent")
             async () => totalLag(await consumerLag(ctx.url, topic)),
             (lag) => lag === 300,
           );
+          // Time passes on purpose with the store away: the consumer stays paused and commits nothing meanwhile.
           await new Promise((resolve) => setTimeout(resolve, 1500));
+          expect(ctx.server.kafka!.stats.paused).toBe(true);
+          expect(totalLag(await consumerLag(ctx.url, topic))).toBe(300);
           await pg.start();
           await until(
             '500 stored',
             () => storedRunEvents(ctx.url),
             (count) => count >= 500,
-            90_000,
+            { timeoutMs: 90_000 },
           );
           expect(await storedRunEvents(ctx.url)).toBe(500);
           expect(ctx.server.kafka!.stats).toMatchObject({ paused: false, deadLettered: 0, stored: 500 });

@@ -11,7 +11,8 @@ import {
   startKafkaBroker,
   type KafkaBroker,
 } from './helpers/kafka-broker.js';
-import { runEvent, storedRunEvents, until } from './helpers/stream-events.js';
+import { runEvent, storedRunEvents } from './helpers/stream-events.js';
+import { until } from './helpers/wait.js';
 import { makeTlsMaterial, type TlsMaterial } from './helpers/tls-material.js';
 
 /** The store of the serve processes: PostgreSQL where DATABASE_URL is set (always in CI), else the embedded one. */

@@ -4,9 +4,12 @@
  * raw events exactly as what POST /api/v1/lineage makes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatasetJson, JobJson, RunJson, SourceJson } from '../src/api/shapes.js';
+import type { DatasetJson } from '../src/api/schemas/dataset.js';
+import type { JobJson } from '../src/api/schemas/job.js';
+import type { SourceJson } from '../src/api/schemas/namespace.js';
+import type { RunJson } from '../src/api/schemas/run.js';
 import { createApiKey } from '../src/security/keys.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { checkResponse, documentedRoutes, type DocumentedRoute } from './helpers/openapi.js';
 
 const NS = 'legacy-etl';
@@ -21,12 +24,12 @@ interface LineageNode {
 }
 
 describe.each(backends())('Marquez legacy write API, $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   let routes: DocumentedRoute[];
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
-    routes = await documentedRoutes(ctx.url);
+    ctx = await startApp(backend);
+    routes = await documentedRoutes(ctx.request);
   });
   afterAll(async () => {
     await ctx?.stop();
@@ -300,6 +303,8 @@ describe.each(backends())('Marquez legacy write API, $name store', (backend) => 
     // calls here take no `at`, so their events' times follow the order they came in, the order /events/lineage
     // gives them back in: the replay gets them in the same order.
     const ns = 'legacy-oracle';
+    // Time passes on purpose between calls: each event is stamped with the clock, and two in one millisecond
+    // would have no order to replay them in.
     const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
     await ok('PUT', `/namespaces/${ns}`, { ownerName: 'me' });
     for (const [name, fields] of [
@@ -332,7 +337,7 @@ describe.each(backends())('Marquez legacy write API, $name store', (backend) => 
       await pause();
       await ok('POST', `/jobs/runs/${run.id}/${ending}`);
     }
-    const replay = await startServer(backend);
+    const replay = await startApp(backend);
     try {
       const { events } = await ok<{
         events: { job?: { namespace: string }; dataset?: { namespace: string } }[];
@@ -396,9 +401,9 @@ describe.each(backends())('Marquez legacy write API, $name store', (backend) => 
 });
 
 describe('Marquez legacy write API on a server in strict mode', () => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   beforeAll(async () => {
-    ctx = await startServer(backends()[0]!, { strict: 'formats' });
+    ctx = await startApp(backends()[0]!, { strict: 'formats' });
   });
   afterAll(async () => {
     await ctx?.stop();

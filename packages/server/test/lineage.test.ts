@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 
 interface GeneratedJob {
   name: string;
@@ -64,11 +64,11 @@ function reference(jobs: GeneratedJob[], start: string, depth: number, direction
 }
 
 describe.each(backends())('lineage on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   let jobs: GeneratedJob[];
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
     // A random graph: 60 datasets, 50 jobs, each reading 0-3 and writing 1-2 datasets (cycles allowed).
     jobs = fc
       .sample(
@@ -95,7 +95,7 @@ describe.each(backends())('lineage on the $name store', (backend) => {
       completeRun(job.name, [...job.inputs, 'retired_input'], job.outputs, '2024-01-01T00:00:00Z'),
       completeRun(job.name, job.inputs, job.outputs, '2024-01-02T00:00:00Z'),
     ]);
-    const response = await fetch(`${ctx.url}/api/v1/lineage/batch`, {
+    const response = await ctx.request('/api/v1/lineage/batch', {
       method: 'POST',
       body: JSON.stringify(events),
       headers: { 'content-type': 'application/json' },
@@ -118,8 +118,8 @@ describe.each(backends())('lineage on the $name store', (backend) => {
     );
     let largest = 0;
     for (const [start, depth, direction] of cases) {
-      const url = `${ctx.url}/api/v1/lineage?nodeId=${encodeURIComponent(start)}&depth=${depth}&direction=${direction}`;
-      const body = (await (await fetch(url)).json()) as {
+      const url = `/api/v1/lineage?nodeId=${encodeURIComponent(start)}&depth=${depth}&direction=${direction}`;
+      const body = (await (await ctx.request(url)).json()) as {
         graph: {
           id: string;
           inEdges: { origin: string; destination: string }[];
@@ -154,13 +154,13 @@ describe.each(backends())('lineage on the $name store', (backend) => {
       ...completeRun('streaming', ['ds1'], ['stream_out'], '2024-02-01T00:00:00Z'),
       eventType: 'START',
     };
-    await fetch(`${ctx.url}/api/v1/lineage`, {
+    await ctx.request('/api/v1/lineage', {
       method: 'POST',
       body: JSON.stringify(start),
       headers: { 'content-type': 'application/json' },
     });
     const body = (await (
-      await fetch(`${ctx.url}/api/v1/lineage?nodeId=${dsId('stream_out')}&depth=1&direction=upstream`)
+      await ctx.request(`/api/v1/lineage?nodeId=${dsId('stream_out')}&depth=1&direction=upstream`)
     ).json()) as {
       graph: { id: string }[];
     };
@@ -168,38 +168,38 @@ describe.each(backends())('lineage on the $name store', (backend) => {
   });
 
   it('shows what changed since the last answer (cached node data is dropped on commit and on tagging)', async () => {
-    const url = `${ctx.url}/api/v1/lineage?nodeId=${encodeURIComponent(jobId('job0'))}&depth=1`;
+    const url = `/api/v1/lineage?nodeId=${encodeURIComponent(jobId('job0'))}&depth=1`;
     type Answer = { graph: { id: string; data: { latestRun?: { state: string }; tags?: string[] } }[] };
     const node = (answer: Answer, id: string) => answer.graph.find((candidate) => candidate.id === id)!;
-    const before = (await (await fetch(url)).json()) as Answer;
+    const before = (await (await ctx.request(url)).json()) as Answer;
     expect(node(before, jobId('job0')).data.latestRun?.state).toBe('COMPLETED');
     const failed = {
       ...completeRun('job0', jobs[0]!.inputs, jobs[0]!.outputs, '2024-03-01T00:00:00Z'),
       eventType: 'FAIL',
     };
-    await fetch(`${ctx.url}/api/v1/lineage`, {
+    await ctx.request('/api/v1/lineage', {
       method: 'POST',
       body: JSON.stringify(failed),
       headers: { 'content-type': 'application/json' },
     });
-    const after = (await (await fetch(url)).json()) as Answer;
+    const after = (await (await ctx.request(url)).json()) as Answer;
     expect(node(after, jobId('job0')).data.latestRun?.state).toBe('FAILED');
     const output = jobs[0]!.outputs[0]!;
-    const tagged = await fetch(`${ctx.url}/api/v1/namespaces/${NS}/datasets/${output}/tags/PII`, {
+    const tagged = await ctx.request(`/api/v1/namespaces/${NS}/datasets/${output}/tags/PII`, {
       method: 'POST',
     });
     expect(tagged.status).toBe(200);
-    const withTag = (await (await fetch(url)).json()) as Answer;
+    const withTag = (await (await ctx.request(url)).json()) as Answer;
     expect(node(withTag, dsId(output)).data.tags).toContain('PII');
   });
 
   it('answers 400 for a bad nodeId and 404 for an unknown node', async () => {
-    const bad = await fetch(`${ctx.url}/api/v1/lineage?nodeId=table:x`);
+    const bad = await ctx.request('/api/v1/lineage?nodeId=table:x');
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: 'INVALID_NODE_ID' });
-    const unknown = await fetch(`${ctx.url}/api/v1/lineage?nodeId=${dsId('nope')}`);
+    const unknown = await ctx.request(`/api/v1/lineage?nodeId=${dsId('nope')}`);
     expect(unknown.status).toBe(404);
-    const missing = await fetch(`${ctx.url}/api/v1/lineage`);
+    const missing = await ctx.request('/api/v1/lineage');
     expect(missing.status).toBe(400);
   });
 });

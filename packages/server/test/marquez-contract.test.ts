@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { DAY, MINUTE, PRODUCER, T0, at, runEvent } from './read-scenario.js';
 
 const DATASET_EVENT = 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent';
@@ -26,9 +26,9 @@ interface ErrorBody {
 }
 
 describe.each(backends())('Marquez client contract on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   async function call<T = ErrorBody>(method: string, path: string, body?: unknown): Promise<Reply<T>> {
-    const response = await fetch(`${ctx.url}${path}`, {
+    const response = await ctx.request(`${path}`, {
       method,
       ...(body === undefined
         ? {}
@@ -50,7 +50,7 @@ describe.each(backends())('Marquez client contract on the $name store', (backend
     post(runEvent({ eventType: 'COMPLETE', time: T0, runId: randomUUID(), ...options }));
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
   });
   afterAll(async () => {
     await ctx?.stop();

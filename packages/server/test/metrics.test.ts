@@ -1,20 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { parseExposition } from './helpers/prometheus.js';
 import { runEvent, T0 } from './read-scenario.js';
 
 const [embedded] = backends();
 
 describe('GET /metrics', () => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   beforeAll(async () => {
-    ctx = await startServer(embedded!);
+    ctx = await startApp(embedded!);
   });
   afterAll(async () => {
     await ctx?.stop();
   });
   const scrape = async () => {
-    const response = await fetch(`${ctx.url}/metrics`);
+    const response = await ctx.request('/metrics');
     expect(response.headers.get('content-type')).toContain('text/plain');
     return parseExposition(await response.text());
   };
@@ -39,7 +39,7 @@ describe('GET /metrics', () => {
     // 20 concurrent single posts, 4 batches of 50, one invalid event and one duplicate.
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        fetch(`${ctx.url}/api/v1/lineage`, {
+        ctx.request('/api/v1/lineage', {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(event(i)),
@@ -47,18 +47,18 @@ describe('GET /metrics', () => {
       ),
     );
     for (let b = 0; b < 4; b++) {
-      await fetch(`${ctx.url}/api/v1/lineage/batch`, {
+      await ctx.request('/api/v1/lineage/batch', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(Array.from({ length: 50 }, (_, i) => event(100 + b * 50 + i))),
       });
     }
-    await fetch(`${ctx.url}/api/v1/lineage`, {
+    await ctx.request('/api/v1/lineage', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"eventType":"START"}',
     });
-    await fetch(`${ctx.url}/api/v1/lineage`, {
+    await ctx.request('/api/v1/lineage', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(event(0)),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 
 const producer = 'https://example.com/model-test';
 const schemaURL = 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent';
@@ -12,9 +12,9 @@ function schema(fields: [string, string][]) {
 }
 
 describe.each(backends())('lineage model on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   const send = async (events: unknown[]) => {
-    const response = await fetch(`${ctx.url}/api/v1/lineage/batch`, {
+    const response = await ctx.request('/api/v1/lineage/batch', {
       method: 'POST',
       body: JSON.stringify(events),
       headers: { 'content-type': 'application/json' },
@@ -22,7 +22,7 @@ describe.each(backends())('lineage model on the $name store', (backend) => {
     expect(await response.json()).toMatchObject({ status: 'success' });
   };
   const sendOne = async (event: unknown) => {
-    const response = await fetch(`${ctx.url}/api/v1/lineage`, {
+    const response = await ctx.request('/api/v1/lineage', {
       method: 'POST',
       body: JSON.stringify(event),
       headers: { 'content-type': 'application/json' },
@@ -32,7 +32,7 @@ describe.each(backends())('lineage model on the $name store', (backend) => {
   const query = <T>(sql: string, params: unknown[] = []) => ctx.server.db.query<T>(sql, params);
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
   });
   afterAll(async () => {
     await ctx?.stop();

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, type ChildServer } from './helpers/child-server.js';
 import { startTestIssuer, type IssuerKey, type TestIssuer } from './helpers/oidc-issuer.js';
+import { until } from './helpers/wait.js';
 import { PRODUCER, at, T0 } from './read-scenario.js';
 
 const AUDIENCE = 'headwater-test';
@@ -191,17 +192,24 @@ describe('OIDC with a real issuer', () => {
     const after = await failures();
     for (const [reason, count] of Object.entries(expected))
       expect(after[reason] ?? 0, reason).toBe((before[reason] ?? 0) + count);
-    // The audit log has each, as auth.failure with the reason.
-    await sleep(200);
-    const audit = (await call('GET', '/api/v1/audit?action=auth.&limit=1000', adminToken)).json() as {
-      entries: { detail: string | null }[];
-    };
-    const details = audit.entries.map((entry) => entry.detail);
+    // The audit log has each, as auth.failure with the reason (written as the refusal goes out, so perhaps after).
+    const details = await until(
+      'every reason in the audit log',
+      async () =>
+        (
+          (await call('GET', '/api/v1/audit?action=auth.&limit=1000', adminToken)).json() as {
+            entries: { detail: string | null }[];
+          }
+        ).entries.map((entry) => entry.detail),
+      (seen) => Object.keys(expected).every((reason) => seen.includes(reason)),
+      { timeoutMs: 20_000 },
+    );
     for (const reason of Object.keys(expected)) expect(details, reason).toContain(reason);
   });
 
   it('picks up a rotated key without a restart, and refuses a removed key once its cache expires', async () => {
-    // The last fetch was more than the refetch cooldown ago, so a new key id fetches the set at once.
+    // Time passes on purpose: the last fetch is then more than the refetch cooldown ago, so a new key id fetches
+    // the set at once.
     await sleep(MAX_AGE_S * 1000 + 200);
     const next = await issuer.newKey({ kid: 'rotated' });
     const fetches = issuer.jwksFetches;
@@ -216,7 +224,8 @@ describe('OIDC with a real issuer', () => {
     issuer.unpublish(key.kid);
     const old = await issuer.sign(key, { sub: 'root', groups: ['platform'] });
     await accepted(old);
-    // ... and refused once it is older than --oidc-jwks-max-age, when it is fetched again before the check.
+    // ... and refused once it is older than --oidc-jwks-max-age (time passes on purpose), when it is fetched again
+    // before the check.
     await sleep(MAX_AGE_S * 1000 + 200);
     expect(await refused(old)).toMatch(/no applicable key found/);
     await accepted(await issuer.sign(next, { sub: 'root', groups: ['platform'] }));

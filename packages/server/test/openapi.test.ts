@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 
 const [embedded] = backends();
 
 describe('the OpenAPI document', () => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   beforeAll(async () => {
-    ctx = await startServer(embedded!);
+    ctx = await startApp(embedded!);
   });
   afterAll(async () => {
     await ctx?.stop();
   });
 
   it('documents every API route the server answers', async () => {
-    const document = (await (await fetch(`${ctx.url}/api/v1/openapi.json`)).json()) as {
+    const document = (await (await ctx.request('/api/v1/openapi.json')).json()) as {
       openapi: string;
       paths: Record<string, Record<string, unknown>>;
       components: { schemas: Record<string, unknown> };

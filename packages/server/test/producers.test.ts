@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contradictoryStates } from '../src/model/run-state.js';
 import { migrate } from '../src/store/migrate.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { MINUTE, PRODUCER, T0, runEvent } from './read-scenario.js';
 
 const facet = (name: string, body: Record<string, unknown>) => ({
@@ -16,14 +16,14 @@ const facet = (name: string, body: Record<string, unknown>) => ({
 });
 
 describe.each(backends())('producer behaviour on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   const get = async <T>(path: string): Promise<T> => {
-    const response = await fetch(`${ctx.url}${path}`);
+    const response = await ctx.request(`${path}`);
     expect({ path, status: response.status }).toEqual({ path, status: 200 });
     return (await response.json()) as T;
   };
   const post = async (event: unknown) => {
-    const response = await fetch(`${ctx.url}/api/v1/lineage`, {
+    const response = await ctx.request('/api/v1/lineage', {
       method: 'POST',
       body: JSON.stringify(event),
       headers: { 'content-type': 'application/json' },
@@ -38,7 +38,7 @@ describe.each(backends())('producer behaviour on the $name store', (backend) => 
   }
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
   });
   afterAll(async () => {
     await ctx?.stop();

@@ -9,7 +9,8 @@ import { backends, startServer } from './helpers/backends.js';
 import { spawnServer } from './helpers/child-server.js';
 import { kafkaAvailable, readTopic, startKafkaBroker, type KafkaBroker } from './helpers/kafka-broker.js';
 import { freePort } from './helpers/private-postgres.js';
-import { runEvent, storedRunEvents, until } from './helpers/stream-events.js';
+import { runEvent, storedRunEvents } from './helpers/stream-events.js';
+import { waitFor } from './helpers/wait.js';
 
 const backend = backends()[0]!;
 
@@ -43,9 +44,6 @@ function marquezShaped(port: number, token: string) {
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
-
-/** Waits until `done` holds. */
-const waitFor = (what: string, done: () => boolean | Promise<boolean>) => until(what, done, (ok) => ok);
 
 /** The run ids in `topic`, read until every one of `expected` is among them (or 30 s pass). */
 async function topicRunIds(bootstrap: string, topic: string, expected: readonly string[]) {
@@ -294,7 +292,13 @@ describe.skipIf(!kafkaAvailable('proxy'))('headwater proxy and forwarding', { ti
         async () => (await storedRunEvents(second.url)) >= 40,
       );
       await waitFor('30 events at the Marquez-shaped sink', () => marquez.runIds.length >= 30);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Both spools drained: every copy the forwarder was given has been delivered, so a second copy of the event
+      // sent again would be here by now.
+      const forwarder = first.server.forwarder!;
+      await waitFor(
+        'the spools to drain',
+        () => forwarder.depth('second') + forwarder.depth('marquez') === 0,
+      );
       expect(marquez.runIds.length).toBe(30);
       expect(await storedRunEvents(second.url)).toBe(40);
     } finally {

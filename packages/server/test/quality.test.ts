@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf } from './helpers/api.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
+import { documentedRoutes, type DocumentedRoute } from './helpers/openapi.js';
 import { MINUTE, PRODUCER, T0, runEvent } from './read-scenario.js';
 
 const facet = (name: string, version: string, body: Record<string, unknown>) => ({
@@ -49,8 +50,12 @@ interface Observation {
 }
 
 describe.each(backends())('data quality on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
-  const api = apiOf(() => ctx.url);
+  let ctx: Awaited<ReturnType<typeof startApp>>;
+  let routes: DocumentedRoute[];
+  const api = apiOf(
+    () => ctx.request,
+    () => routes,
+  );
   const model = randomUUID();
   const notNull = randomUUID();
   const unique = randomUUID();
@@ -67,7 +72,8 @@ describe.each(backends())('data quality on the $name store', (backend) => {
   };
 
   beforeAll(async () => {
-    ctx = await startServer(backend, { logLevel: 'error' });
+    ctx = await startApp(backend, { logLevel: 'error' });
+    routes = await documentedRoutes(ctx.request);
     // The model run writes the table, with a dataset-level assertion on its output and output statistics.
     const output = {
       namespace: NS,

@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type {
-  DatasetJson,
-  DatasetVersionJson,
-  JobJson,
-  JobVersionJson,
-  NamespaceJson,
-  RunJson,
-  TagJson,
-} from '../src/api/shapes.js';
-import { loadDatasetNodeData, loadJobNodeData } from '../src/api/shapes.js';
+import type { DatasetJson, DatasetVersionJson } from '../src/api/schemas/dataset.js';
+import type { JobJson, JobVersionJson } from '../src/api/schemas/job.js';
+import type { NamespaceJson, TagJson } from '../src/api/schemas/namespace.js';
+import type { RunJson } from '../src/api/schemas/run.js';
+import { loadDatasetNodeData } from '../src/api/json/dataset.js';
+import { loadJobNodeData } from '../src/api/json/job.js';
 import { entityKey } from '../src/store/model-state.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { hasConformance } from './helpers/conformance.js';
 import { checkResponse, documentedRoutes, type DocumentedRoute } from './helpers/openapi.js';
 import {
@@ -71,7 +67,7 @@ interface CountBucket {
 
 // The scenario includes the marquez-apples events of the shared conformance corpus.
 describe.skipIf(!hasConformance()).each(backends())('read API on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   /** Response validators from the server's own OpenAPI document, by method and path template. */
   let documented: DocumentedRoute[];
   const now = Date.now();
@@ -91,7 +87,7 @@ describe.skipIf(!hasConformance()).each(backends())('read API on the $name store
    * status: the documentation must describe every field, null and omission the server really sends.
    */
   async function call<T = ErrorBody>(method: string, path: string, body?: unknown): Promise<Reply<T>> {
-    const response = await fetch(`${ctx.url}/api/v1${path}`, {
+    const response = await ctx.request(`/api/v1${path}`, {
       method,
       ...(body === undefined
         ? {}
@@ -115,7 +111,7 @@ describe.skipIf(!hasConformance()).each(backends())('read API on the $name store
     return reply.body;
   };
   const post = async (event: unknown) => {
-    const response = await fetch(`${ctx.url}/api/v1/lineage`, {
+    const response = await ctx.request('/api/v1/lineage', {
       method: 'POST',
       body: JSON.stringify(event),
       headers: { 'content-type': 'application/json' },
@@ -124,8 +120,8 @@ describe.skipIf(!hasConformance()).each(backends())('read API on the $name store
   };
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
-    documented = await documentedRoutes(ctx.url);
+    ctx = await startApp(backend);
+    documented = await documentedRoutes(ctx.request);
     for (const event of [...applesEvents(), ...warehouseEvents()]) await post(event);
     for (const [eventType, time, runId] of liveEvents) {
       await post(

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/security/keys.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { DAY, T0 } from './read-scenario.js';
 import {
   MARKER,
@@ -31,14 +31,14 @@ type Values = Record<string, string[]>;
  * exactly as requests naming something that does not exist.
  */
 describe.each(backends())('read filtering on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   let reader: string;
   let admin: string;
   const visible: Values = {};
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
-    const batch = await fetch(`${ctx.url}/api/v1/lineage/batch`, {
+    ctx = await startApp(backend);
+    const batch = await ctx.request('/api/v1/lineage/batch', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(securityEvents()),
@@ -47,7 +47,7 @@ describe.each(backends())('read filtering on the $name store', (backend) => {
     // A hidden dataset declared an alias of a visible one: the visible one's answers, search, lineage and the
     // list of aliases must not name it to the reader.
     const alias = { namespace: SECRET_VAULT, name: 'zzsecret_db.summary_copy' };
-    const seen = await fetch(`${ctx.url}/api/v1/lineage`, {
+    const seen = await ctx.request('/api/v1/lineage', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -58,8 +58,8 @@ describe.each(backends())('read filtering on the $name store', (backend) => {
       }),
     });
     expect(seen.status).toBe(201);
-    const declared = await fetch(
-      `${ctx.url}/api/v1/namespaces/${encodeURIComponent(SECRET_VAULT)}/datasets/${alias.name}/alias`,
+    const declared = await ctx.request(
+      `/api/v1/namespaces/${encodeURIComponent(SECRET_VAULT)}/datasets/${alias.name}/alias`,
       {
         method: 'PUT',
         headers: { 'content-type': 'application/json' },
@@ -103,7 +103,7 @@ describe.each(backends())('read filtering on the $name store', (backend) => {
 
   /** Every request of the walk: each required parameter over its candidates, plus the optional enums in full. */
   async function requests(hidden: boolean): Promise<{ route: string; url: string }[]> {
-    const document = (await (await fetch(`${ctx.url}/api/v1/openapi.json`)).json()) as {
+    const document = (await (await ctx.request('/api/v1/openapi.json')).json()) as {
       paths: Record<string, { get?: { parameters?: OpenApiParameter[] } }>;
     };
     const out: { route: string; url: string }[] = [];

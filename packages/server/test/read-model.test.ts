@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/store/db.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 
-type Started = Awaited<ReturnType<typeof startServer>>;
+type Started = Awaited<ReturnType<typeof startApp>>;
 
 function event(job: string, dataset: string): Record<string, unknown> {
   return {
@@ -31,7 +31,7 @@ describe.each(backends())(
     let restore: () => void;
 
     beforeAll(async () => {
-      ctx = await startServer(backend);
+      ctx = await startApp(backend);
     });
     afterAll(async () => {
       restore?.();
@@ -40,13 +40,13 @@ describe.each(backends())(
 
     const post = async (body: unknown) =>
       (
-        await fetch(`${ctx.url}/api/v1/lineage`, {
+        await ctx.request('/api/v1/lineage', {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(body),
         })
       ).status;
-    const get = async (path: string) => (await fetch(`${ctx.url}/api/v1${path}`)).status;
+    const get = async (path: string) => (await ctx.request(`/api/v1${path}`)).status;
 
     it('never shows a batch in flight, never 404s committed data during recovery, and never reissues ids', async () => {
       expect(await post(event('committed_job', 'committed_target'))).toBe(201);
@@ -88,7 +88,7 @@ describe.each(backends())(
       expect(await get('/namespaces/read-model/jobs/uncommitted_job')).toBe(404);
       expect(await get('/lineage?nodeId=dataset:db:uncommitted_target')).toBe(404);
       expect(await get('/search?q=uncommitted')).toBe(200);
-      const search = (await (await fetch(`${ctx.url}/api/v1/search?q=uncommitted`)).json()) as {
+      const search = (await (await ctx.request('/api/v1/search?q=uncommitted')).json()) as {
         totalCount: number;
       };
       expect(search.totalCount).toBe(0);

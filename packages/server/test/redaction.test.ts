@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../src/config/server-config.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { PRODUCER, at, T0 } from './read-scenario.js';
 
 const EMAIL = 'ana.zzleak@corp.example';
@@ -101,15 +101,15 @@ interface Stored {
 }
 
 describe.each(backends())('redaction at ingest on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   let dir: string;
   const get = async <T>(url: string) => {
-    const response = await fetch(`${ctx.url}/api/v1${url}`);
+    const response = await ctx.request(`/api/v1${url}`);
     expect(response.status, url).toBe(200);
     return (await response.json()) as T;
   };
   const post = (url: string, body: unknown) =>
-    fetch(`${ctx.url}/api/v1${url}`, {
+    ctx.request(`/api/v1${url}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -127,7 +127,7 @@ describe.each(backends())('redaction at ingest on the $name store', (backend) =>
       },
       {},
     );
-    ctx = await startServer(backend, { redaction });
+    ctx = await startApp(backend, { redaction });
     expect((await post('/lineage', runEvent())).status).toBe(201);
     expect((await post('/lineage', datasetEvent)).status).toBe(201);
   });
@@ -219,11 +219,11 @@ describe.each(backends())('redaction at ingest on the $name store', (backend) =>
 
 describe('oversized facets in reject mode', () => {
   const [embedded] = backends();
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
 
   beforeAll(async () => {
     const { redaction } = resolveConfig({ 'max-facet-bytes': '4096' }, {});
-    ctx = await startServer(embedded!, { redaction });
+    ctx = await startApp(embedded!, { redaction });
   });
   afterAll(async () => {
     await ctx?.stop();
@@ -231,7 +231,7 @@ describe('oversized facets in reject mode', () => {
 
   it('refuses the event with the path and the limit, alone in a batch', async () => {
     const good = { ...runEvent(), run: { runId: RUN, facets: {} } };
-    const single = await fetch(`${ctx.url}/api/v1/lineage`, {
+    const single = await ctx.request('/api/v1/lineage', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(runEvent()),
@@ -243,7 +243,7 @@ describe('oversized facets in reject mode', () => {
         /^\$\.run\.facets\.spark_plan: is \d+ bytes of JSON; a facet may have at most 4096 bytes$/,
       ),
     ]);
-    const batch = await fetch(`${ctx.url}/api/v1/lineage/batch`, {
+    const batch = await ctx.request('/api/v1/lineage/batch', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify([good, runEvent('FAIL')]),
@@ -257,7 +257,7 @@ describe('oversized facets in reject mode', () => {
     expect(answer.failed_events).toEqual([expect.objectContaining({ index: 1, retriable: false })]);
     expect(answer.failed_events[0]!.reason).toContain('spark_plan');
     // Nothing is changed in reject mode: the stored event is the one sent.
-    const { events } = (await (await fetch(`${ctx.url}/api/v1/events/lineage`)).json()) as {
+    const { events } = (await (await ctx.request('/api/v1/events/lineage')).json()) as {
       events: unknown[];
     };
     expect(events).toEqual([good]);

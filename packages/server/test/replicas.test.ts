@@ -6,6 +6,7 @@ import { openPostgresDb } from '../src/store/db.js';
 import { recordExclusiveWrite } from '../src/store/writer.js';
 import { backends, type Backend } from './helpers/backends.js';
 import { spawnServer, type ChildServer } from './helpers/child-server.js';
+import { waitFor } from './helpers/wait.js';
 
 // Replicas share one PostgreSQL; backends() fails in CI without one and warns locally.
 const postgres: Backend | undefined = backends().find((backend) => backend.name === 'postgres');
@@ -76,6 +77,8 @@ function load(urls: readonly string[], clients = 6) {
   };
   const running_ = Array.from({ length: clients }, client);
   return {
+    /** How many events were acknowledged so far. */
+    count: () => acknowledged.size,
     async stop() {
       running = false;
       await Promise.all(running_);
@@ -273,7 +276,7 @@ describe.skipIf(postgres === undefined)('replicas on one PostgreSQL', () => {
     expect(roles.filter((role) => role === 'writer')).toHaveLength(1);
     const writer = replicas[roles.indexOf('writer')]!;
     const generator = load(replicas.map((replica) => replica.url));
-    await sleep(3_000);
+    await waitFor('more than 50 events acknowledged', () => generator.count() > 50, { timeoutMs: 60_000 });
     writer.process.kill('SIGKILL');
     const killedAt = Date.now();
     const survivors = replicas.filter((replica) => replica !== writer);
@@ -283,7 +286,15 @@ describe.skipIf(postgres === undefined)('replicas on one PostgreSQL', () => {
     });
     const takeover = Date.now() - killedAt;
     expect(takeover).toBeLessThan(10_000);
-    await sleep(3_000);
+    // The load goes on under the new writer, and is acknowledged.
+    const atTakeover = generator.count();
+    await waitFor(
+      'more than 20 events acknowledged after the takeover',
+      () => generator.count() > atTakeover + 20,
+      {
+        timeoutMs: 60_000,
+      },
+    );
     const { acknowledged, statuses } = await generator.stop();
 
     // Every acknowledged event is in the store; nothing was answered 500.
@@ -322,7 +333,8 @@ describe.skipIf(postgres === undefined)('replicas on one PostgreSQL', () => {
       await until('the follower to take over', async () =>
         (await ready(b.url)).role === 'writer' ? true : undefined,
       );
-      // Requests reach the paused writer; once it runs again they must not be written with its old epoch.
+      // Requests reach the paused writer; once it runs again they must not be written with its old epoch. Time
+      // passes on purpose before it runs again: a stopped process cannot say when they have arrived.
       const late = Array.from({ length: 5 }, (_, i) => {
         const runId = randomUUID();
         return fetch(`${a.url}/api/v1/lineage`, {
@@ -364,12 +376,15 @@ describe.skipIf(postgres === undefined)('replicas on one PostgreSQL', () => {
       await recordExclusiveWrite(first, oldEpoch);
       // A write under way holds the lease: the takeover below waits for it to commit.
       let committedAt = 0;
+      let written = false;
       const underWay = first.transaction(async (tx) => {
         await recordExclusiveWrite(tx, oldEpoch);
+        written = true;
+        // Time passes on purpose: the write stays under way while the takeover below is tried.
         await sleep(800);
         committedAt = Date.now();
       });
-      await sleep(200);
+      await waitFor('the write to be under way', () => written);
       await admin.query(
         `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 1213682770 AND granted
            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,

@@ -15,7 +15,8 @@ import {
   streamScenario,
 } from './analysis-scenarios.js';
 import { NS, day, historyScenario } from './history-scenario.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
+import { overSocket, type Send } from './helpers/api.js';
 import { spawnServer } from './helpers/child-server.js';
 
 /** The cutoff: day 3 of the history scenario, so that its retirements, late events and parent run straddle it. */
@@ -82,9 +83,9 @@ const stepOf =
   (fn, apply) =>
     server.pipeline.maintain(fn, apply);
 
-async function post(url: string, events: readonly unknown[]): Promise<void> {
+async function post(send: Send, events: readonly unknown[]): Promise<void> {
   for (let i = 0; i < events.length; i += 500) {
-    const response = await fetch(`${url}/api/v1/lineage/batch`, {
+    const response = await send('/api/v1/lineage/batch', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(events.slice(i, i + 500)),
@@ -93,9 +94,9 @@ async function post(url: string, events: readonly unknown[]): Promise<void> {
   }
 }
 
-async function get(url: string, route: string, query: Record<string, string> = {}) {
+async function get(send: Send, route: string, query: Record<string, string> = {}) {
   const search = new URLSearchParams(query).toString();
-  const response = await fetch(`${url}${route}${search ? `?${search}` : ''}`);
+  const response = await send(`${route}${search ? `?${search}` : ''}`);
   const body: unknown = await response.json();
   return { status: response.status, body };
 }
@@ -105,19 +106,20 @@ interface Node {
   name: string;
 }
 
-async function entities(url: string): Promise<{ datasets: Node[]; jobs: Node[] }> {
-  const { body } = await get(url, '/api/v1/namespaces');
+async function entities(send: Send): Promise<{ datasets: Node[]; jobs: Node[] }> {
+  const { body } = await get(send, '/api/v1/namespaces');
   const datasets: Node[] = [];
   const jobs: Node[] = [];
   for (const { name } of (body as { namespaces: { name: string }[] }).namespaces) {
     const ns = encodeURIComponent(name);
     datasets.push(
       ...(
-        (await get(url, `/api/v1/namespaces/${ns}/datasets`, { limit: '1000' })).body as { datasets: Node[] }
+        (await get(send, `/api/v1/namespaces/${ns}/datasets`, { limit: '1000' })).body as { datasets: Node[] }
       ).datasets,
     );
     jobs.push(
-      ...((await get(url, `/api/v1/namespaces/${ns}/jobs`, { limit: '1000' })).body as { jobs: Node[] }).jobs,
+      ...((await get(send, `/api/v1/namespaces/${ns}/jobs`, { limit: '1000' })).body as { jobs: Node[] })
+        .jobs,
     );
   }
   return { datasets, jobs };
@@ -130,13 +132,13 @@ const nodePath = (kind: 'datasets' | 'jobs', node: Node) =>
  * The answers about every dataset and job, now and as of each time given: the dataset, the job (its latest run,
  * not the list of its newest runs, which loses the runs deleted), lineage and column lineage.
  */
-async function answers(url: string, times: readonly (string | undefined)[]) {
-  const { datasets, jobs } = await entities(url);
+async function answers(send: Send, times: readonly (string | undefined)[]) {
+  const { datasets, jobs } = await entities(send);
   const result: Record<string, unknown> = {};
   for (const time of times) {
     const asOf: Record<string, string> = time === undefined ? {} : { asOf: time };
     const ask = async (key: string, route: string, query: Record<string, string>) => {
-      const { status, body } = await get(url, route, { ...query, ...asOf });
+      const { status, body } = await get(send, route, { ...query, ...asOf });
       if (body && typeof body === 'object' && 'latestRuns' in body)
         delete (body as Record<string, unknown>).latestRuns;
       result[`${time ?? 'now'} ${key}`] = { status, body };
@@ -239,16 +241,16 @@ async function snapshotOf(db: Queryable, sql: string): Promise<string[]> {
 }
 
 describe.each(backends())('retention on the $name store', (backend) => {
-  let main: Awaited<ReturnType<typeof startServer>>;
+  let main: Awaited<ReturnType<typeof startApp>>;
   let before: Record<string, unknown>;
   let beforeColumns: string[];
   let beforeHashes: { hash: string; time: string }[];
   let deleted: Record<string, number>;
 
   beforeAll(async () => {
-    main = await startServer(backend);
-    await post(main.url, EVENTS);
-    before = await answers(main.url, [undefined, ...INSIDE]);
+    main = await startApp(backend);
+    await post(main.request, EVENTS);
+    before = await answers(main.request, [undefined, ...INSIDE]);
     beforeColumns = await columnLineageRows(main.server.db);
     beforeHashes = await main.server.db.query(
       'SELECT hash::text AS hash, event_time::text AS time FROM events',
@@ -285,17 +287,17 @@ describe.each(backends())('retention on the $name store', (backend) => {
     );
     // n = 0 (the earliest), 8 (the newest before the cutoff) and 9-11 (inside the window).
     expect(runs.map((run) => run.uuid)).toEqual([0, 8, 9, 10, 11].map((n) => runId(5, n)));
-    const { status } = await get(main.url, `/api/v1/jobs/runs/${runId(5, 4)}`);
+    const { status } = await get(main.request, `/api/v1/jobs/runs/${runId(5, 4)}`);
     expect(status).toBe(404);
   });
 
   it('holds exactly what a store fed only the events it kept would hold', async () => {
-    const replay = await startServer(backend);
+    const replay = await startApp(backend);
     try {
-      await post(replay.url, await storedEvents(main.server.db));
+      await post(replay.request, await storedEvents(main.server.db));
       expect(await snapshot(main.server.db)).toEqual(await snapshot(replay.server.db));
-      expect(await answers(main.url, [undefined, ...INSIDE])).toEqual(
-        await answers(replay.url, [undefined, ...INSIDE]),
+      expect(await answers(main.request, [undefined, ...INSIDE])).toEqual(
+        await answers(replay.request, [undefined, ...INSIDE]),
       );
     } finally {
       await replay.stop();
@@ -303,7 +305,7 @@ describe.each(backends())('retention on the $name store', (backend) => {
   }, 240_000);
 
   it('leaves the present, the current versions and time travel inside the window unchanged', async () => {
-    expect(await answers(main.url, [undefined, ...INSIDE])).toEqual(before);
+    expect(await answers(main.request, [undefined, ...INSIDE])).toEqual(before);
     // Column lineage has no history of its own: it is the present, kept whole.
     expect(await columnLineageRows(main.server.db)).toEqual(beforeColumns);
   }, 120_000);
@@ -316,13 +318,13 @@ describe.each(backends())('retention on the $name store', (backend) => {
       ['/api/v1/column-lineage', { nodeId: `dataset:${NS}:rep`, asOf: BEFORE }],
       ['/api/v1/analysis/graph-diff', { nodeId: `dataset:${NS}:rep`, from: BEFORE, to: day(4, '00:00:00') }],
     ] as const) {
-      const { status, body } = await get(main.url, route, query);
+      const { status, body } = await get(main.request, route, query);
       expect({ route, status }).toEqual({ route, status: 410 });
       expect(body).toMatchObject({ code: 410, error: 'HISTORY_EXPIRED' });
       expect(JSON.stringify(body)).toContain(new Date(CUTOFF).toISOString());
     }
     expect(
-      (await get(main.url, '/api/v1/lineage', { nodeId: `dataset:${NS}:tbl`, asOf: CUTOFF })).status,
+      (await get(main.request, '/api/v1/lineage', { nodeId: `dataset:${NS}:tbl`, asOf: CUTOFF })).status,
     ).toBe(200);
   });
 
@@ -334,9 +336,9 @@ describe.each(backends())('retention on the $name store', (backend) => {
 
 describe.each(backends())('retention while ingest goes on, on the $name store', (backend) => {
   it('deletes in chunks between batches, and loses none of them', async () => {
-    const main = await startServer(backend);
+    const main = await startApp(backend);
     try {
-      await post(main.url, EVENTS);
+      await post(main.request, EVENTS);
       // New runs of the daily job inside the window, and late events of new runs before the cutoff, throughout.
       let stop = false;
       let batches = 0;
@@ -353,7 +355,7 @@ describe.each(backends())('retention while ingest goes on, on the $name store', 
             inputs: [{ name: 'in' }],
             outputs: [{ name: late ? 'late_out' : 'out' }],
           }) as Record<string, unknown>[];
-          await post(main.url, events);
+          await post(main.request, events);
           posted.push(...events);
           batches++;
         }
@@ -381,16 +383,16 @@ describe.each(backends())('retention while ingest goes on, on the $name store', 
       expect(count!.n).toBe(postedInside.length);
       expect(left.size).toBeGreaterThan(0);
       // What is left is what a store fed only those events holds: nothing half-deleted, the mirror in step.
-      const replay = await startServer(backend);
+      const replay = await startApp(backend);
       try {
-        await post(replay.url, await storedEvents(main.server.db));
+        await post(replay.request, await storedEvents(main.server.db));
         expect(await snapshot(main.server.db)).toEqual(await snapshot(replay.server.db));
       } finally {
         await replay.stop();
       }
       // The writer's mirror is in step with the store: more events of the kept and new runs go in as they should.
-      await post(main.url, dailyScenario());
-      const runs = await get(main.url, `/api/v1/namespaces/${DAILY}/jobs/copy/runs`, { limit: '100' });
+      await post(main.request, dailyScenario());
+      const runs = await get(main.request, `/api/v1/namespaces/${DAILY}/jobs/copy/runs`, { limit: '100' });
       expect(runs.status).toBe(200);
     } finally {
       await main.stop();
@@ -411,6 +413,7 @@ describe('headwater serve --retention-days', () => {
       '--log-level',
       'info',
     ]);
+    const served = overSocket(child.url);
     try {
       const now = Date.now();
       const iso = (ms: number) => new Date(ms).toISOString();
@@ -440,7 +443,7 @@ describe('headwater serve --retention-days', () => {
           outputs: [{ name: 'out' }],
         }),
       );
-      await post(child.url, events);
+      await post(served, events);
       const deadline = Date.now() + 90_000;
       let metrics = '';
       for (;;) {
@@ -455,18 +458,18 @@ describe('headwater serve --retention-days', () => {
       expect(metrics).toMatch(/headwater_retention_deleted_rows_total\{table="runs"\} 4\b/);
       expect(metrics).toMatch(/headwater_retention_passes_total\{outcome="completed"\} [1-9]/);
       expect(metrics).toMatch(/headwater_retention_last_run_timestamp_seconds [1-9]/);
-      const runs = (await get(child.url, '/api/v1/namespaces/proc/jobs/nightly/runs', { limit: '100' }))
+      const runs = (await get(served, '/api/v1/namespaces/proc/jobs/nightly/runs', { limit: '100' }))
         .body as {
         runs: { id: string }[];
       };
       expect(runs.runs.map((run) => run.id).sort()).toEqual([0, 5, 99].map((n) => runId(7, n)).sort());
-      const old = await get(child.url, '/api/v1/lineage', {
+      const old = await get(served, '/api/v1/lineage', {
         nodeId: 'dataset:proc:out',
         asOf: iso(daysAgo(40)),
       });
       expect(old.status).toBe(410);
       expect(child.output()).toMatch(/retention: deleted \d+ rows older than/);
-      const audit = await get(child.url, '/api/v1/audit', { action: 'retention.' });
+      const audit = await get(served, '/api/v1/audit', { action: 'retention.' });
       expect(JSON.stringify(audit.body)).toContain('system:retention');
     } finally {
       child.process.kill('SIGTERM');

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf } from './helpers/api.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { checkResponse, documentedRoutes, type DocumentedRoute } from './helpers/openapi.js';
 import { MINUTE, PRODUCER, T0, at, runEvent } from './read-scenario.js';
 
@@ -37,9 +37,9 @@ const TRACEBACK =
   'Traceback (most recent call last):\n  File "nodes.py", line 12, in train\nValueError: no rows';
 
 describe.each(backends())('the children of a run on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   let routes: DocumentedRoute[];
-  const client = apiOf(() => ctx.url);
+  const client = apiOf(() => ctx.request);
   const earlier = randomUUID();
   const earlierLoad = randomUUID();
   const parent = randomUUID();
@@ -50,7 +50,7 @@ describe.each(backends())('the children of a run on the $name store', (backend) 
   const lonely = randomUUID();
 
   const get = async (path: string): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const response = await fetch(`${ctx.url}/api/v1${path}`);
+    const response = await ctx.request(`/api/v1${path}`);
     const body = (await response.json()) as Record<string, unknown>;
     checkResponse(routes, 'GET', path, response.status, body);
     return { status: response.status, body };
@@ -74,8 +74,8 @@ describe.each(backends())('the children of a run on the $name store', (backend) 
     });
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
-    routes = await documentedRoutes(ctx.url);
+    ctx = await startApp(backend);
+    routes = await documentedRoutes(ctx.request);
     const pipeline = (eventType: string, time: number, runId: string) =>
       runEvent({ eventType, time, runId, job: 'shop.__default__', namespace: NS });
     // The earlier pipeline run: one node, completed.

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../src/config/server-config.js';
 import { apiOf } from './helpers/api.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { runEvent } from './read-scenario.js';
 
 describe('--stale-run-after', () => {
@@ -23,8 +23,8 @@ describe('--stale-run-after', () => {
 });
 
 describe.each(backends())('stale runs on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
-  const api = apiOf(() => ctx.url);
+  let ctx: Awaited<ReturnType<typeof startApp>>;
+  const api = apiOf(() => ctx.request);
   const old = randomUUID();
   const fresh = randomUUID();
   const done = randomUUID();
@@ -32,7 +32,7 @@ describe.each(backends())('stale runs on the $name store', (backend) => {
   const now = Date.now();
 
   beforeAll(async () => {
-    ctx = await startServer(backend, { staleRunAfterMs: 3_600_000 });
+    ctx = await startApp(backend, { staleRunAfterMs: 3_600_000 });
     await api.post(
       runEvent({
         eventType: 'START',

@@ -4,7 +4,8 @@ import { createServer } from '../src/servers/server.js';
 import { ApiKeyVerifier, createApiKey, keyParts } from '../src/security/keys.js';
 import type { Queryable } from '../src/store/db.js';
 import { ReplicaCredential } from '../src/security/replica-credential.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
+import { until } from './helpers/wait.js';
 import { runEvent, RUN_1, T0 } from './read-scenario.js';
 
 const event = (namespace: string, input = 'open://lake', runId = RUN_1) =>
@@ -19,7 +20,7 @@ const event = (namespace: string, input = 'open://lake', runId = RUN_1) =>
   });
 
 describe.each(backends())('authentication and authorisation on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   const keys: Record<string, string> = {};
   const call = (
     method: string,
@@ -40,7 +41,7 @@ describe.each(backends())('authentication and authorisation on the $name store',
     });
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
   });
   afterAll(async () => {
     await ctx?.stop();
@@ -125,17 +126,33 @@ describe.each(backends())('authentication and authorisation on the $name store',
   });
 
   it('audits every non-ingest write and every refused credential', async () => {
-    // The audit entries of the requests above are written as they are answered.
-    await new Promise((resolve) => setTimeout(resolve, 200));
     type Audit = { entries: { action: string; status: number; detail: string | null }[]; totalCount: number };
-    const audit = (await call('GET', '/api/v1/audit?limit=1000', keys.admin)).json<Audit>();
-    const actions = audit.entries.map((entry) => `${entry.action} ${entry.status}`);
+    const actionsOf = (audit: Audit) => audit.entries.map((entry) => `${entry.action} ${entry.status}`);
+    const authCount = (audit: Audit) =>
+      actionsOf(audit).filter((action) => action.startsWith('auth.')).length;
+    const complete = ({ audit, failures }: { audit: Audit; failures: Audit }) =>
+      actionsOf(audit).includes('DELETE /api/v1/namespaces/:namespace/datasets/:dataset 200') &&
+      actionsOf(audit).includes('POST /api/v1/keys 201') &&
+      actionsOf(audit).filter((action) => action.startsWith('auth.failure')).length >= 8 &&
+      audit.entries.some((entry) => entry.detail === 'key_unknown') &&
+      failures.totalCount === authCount(audit);
+    // The audit entries of the requests above are written as they are answered, so perhaps after the answer (and
+    // one may land between the two reads: then they are read again).
+    const { audit, failures } = await until(
+      'the audit entries of the requests above',
+      async () => ({
+        audit: (await call('GET', '/api/v1/audit?limit=1000', keys.admin)).json<Audit>(),
+        failures: (await call('GET', '/api/v1/audit?action=auth.', keys.admin)).json<Audit>(),
+      }),
+      complete,
+      { timeoutMs: 20_000 },
+    );
+    const actions = actionsOf(audit);
     expect(actions).toContain('DELETE /api/v1/namespaces/:namespace/datasets/:dataset 200');
     expect(actions).toContain('POST /api/v1/keys 201');
     expect(actions.filter((action) => action.startsWith('auth.failure')).length).toBeGreaterThanOrEqual(8);
     expect(audit.entries.some((entry) => entry.detail === 'key_unknown')).toBe(true);
-    const failures = (await call('GET', '/api/v1/audit?action=auth.', keys.admin)).json<Audit>();
-    expect(failures.totalCount).toBe(actions.filter((a) => a.startsWith('auth.')).length);
+    expect(failures.totalCount).toBe(authCount(audit));
   });
 
   it('revokes and expires keys', async () => {
@@ -149,6 +166,7 @@ describe.each(backends())('authentication and authorisation on the $name store',
       expiresAt: new Date(Date.now() + 300),
     });
     expect((await call('GET', '/api/v1/namespaces', token)).statusCode).toBe(200);
+    // Time passes on purpose, past the key's expiry.
     await new Promise((resolve) => setTimeout(resolve, 400));
     const expired = await call('GET', '/api/v1/namespaces', token);
     expect(expired.statusCode).toBe(401);
@@ -177,13 +195,17 @@ describe.each(backends())('authentication and authorisation on the $name store',
     // Another store's secret, or a guess, is refused.
     const wrong = await call('POST', '/api/v1/lineage/batch', `hwr_${'0'.repeat(64)}`, [event('vault-jobs')]);
     expect(wrong.statusCode).toBe(401);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const audit = (await call('GET', '/api/v1/audit?action=auth.', keys.admin)).json<{
-      entries: { detail: string | null }[];
-    }>();
-    expect(audit.entries.map((entry) => entry.detail)).toEqual(
-      expect.arrayContaining(['replica_scope', 'replica_invalid']),
+    // Audited as the refusals go out, so perhaps after the answer.
+    const details = await until(
+      'the replica credential refusals in the audit log',
+      async () =>
+        (await call('GET', '/api/v1/audit?action=auth.', keys.admin))
+          .json<{ entries: { detail: string | null }[] }>()
+          .entries.map((entry) => entry.detail),
+      (seen) => seen.includes('replica_scope') && seen.includes('replica_invalid'),
+      { timeoutMs: 20_000 },
     );
+    expect(details).toEqual(expect.arrayContaining(['replica_scope', 'replica_invalid']));
   });
 
   it('refuses DNS-rebinding hosts and cross-site writes', async () => {
@@ -216,9 +238,9 @@ describe.each(backends())('authentication and authorisation on the $name store',
 });
 
 describe.each(backends())('keys while the store is away ($name)', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
   });
   afterAll(async () => {
     await ctx?.stop();
@@ -256,7 +278,7 @@ describe.each(backends())('keys while the store is away ($name)', (backend) => {
 
 describe('rate limits', () => {
   const [embedded] = backends();
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   const keys: Record<string, string> = {};
   const call = (method: string, url: string, key?: string) =>
     ctx.server.app.inject({
@@ -266,7 +288,7 @@ describe('rate limits', () => {
     });
 
   beforeAll(async () => {
-    ctx = await startServer(embedded!, {
+    ctx = await startApp(embedded!, {
       security: {
         ...resolveConfig({}, {}).security,
         rateLimitPerKey: 5,
@@ -294,6 +316,7 @@ describe('rate limits', () => {
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
     // Another key is not limited by this one.
     expect((await call('GET', '/api/v1/namespaces', keys.admin)).statusCode).toBe(200);
+    // Time passes on purpose, as long as Retry-After says.
     await new Promise((resolve) => setTimeout(resolve, Number(retryAfter) * 1000 + 50));
     expect((await call('GET', '/api/v1/namespaces', keys.writer)).statusCode).toBe(200);
   });

@@ -13,7 +13,7 @@ import type { AssertionJson, DatasetQualityJson } from '../src/analysis/quality.
 import type { RootCauseResult } from '../src/analysis/root-cause.js';
 import { apiOf } from './helpers/api.js';
 import { retentionPass } from '../src/store/retention.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 interface FixtureEvent {
@@ -55,8 +55,8 @@ describe('the dbt-signals fixture', () => {
 });
 
 describe.each(backends())('true signals from real dbt-ol runs on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
-  const api = apiOf(() => ctx.url);
+  let ctx: Awaited<ReturnType<typeof startApp>>;
+  const api = apiOf(() => ctx.request);
   const quality = (table: string) => api.get<DatasetQualityJson>(`${datasetPath(table)}/quality`);
   const rootCause = (table: string) =>
     api.get<RootCauseResult>(`/api/v1/analysis/root-cause?nodeId=${encodeURIComponent(nodeId(table))}`);
@@ -68,7 +68,7 @@ describe.each(backends())('true signals from real dbt-ol runs on the $name store
   };
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
   });
   afterAll(() => ctx?.stop());
 
@@ -169,8 +169,8 @@ describe.each(backends())('true signals from real dbt-ol runs on the $name store
 });
 
 describe.each(backends())('runs that did not execute, as producers say so, on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
-  const api = apiOf(() => ctx.url);
+  let ctx: Awaited<ReturnType<typeof startApp>>;
+  const api = apiOf(() => ctx.request);
   const HOUR = 3_600_000;
   const T0 = Date.parse('2025-06-02T00:00:00Z');
   const RAW = { namespace: 's3://lake', name: 'events_raw' };
@@ -197,7 +197,7 @@ describe.each(backends())('runs that did not execute, as producers say so, on th
     );
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
     // Four daily runs: three completed, then on the fourth day a FAIL; and later that day a retry that the
     // scheduler reports as skipped (Airflow's task state) and a rerun reported reused (the facet).
     for (let day = 0; day < 3; day++) {
@@ -261,8 +261,8 @@ describe.each(backends())('runs that did not execute, as producers say so, on th
 });
 
 describe.each(backends())('retention keeps what the signals stand on, on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
-  const api = apiOf(() => ctx.url);
+  let ctx: Awaited<ReturnType<typeof startApp>>;
+  const api = apiOf(() => ctx.request);
   const T0 = Date.parse('2025-07-01T00:00:00Z');
   const TABLE = { namespace: 's3://lake', name: 'orders_checked' };
   const run = (n: number, outcome?: string) => ({
@@ -299,7 +299,7 @@ describe.each(backends())('retention keeps what the signals stand on, on the $na
   });
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
     // Two real checks (retention keeps each entity's earliest rows anyway: the second is the one at stake), then
     // two runs that say they were skipped; the retention cutoff is after all four.
     await api.post(run(0), run(1), run(2, 'skipped'), run(3, 'skipped'));

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf } from './helpers/api.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
 import { MINUTE, T0, at, runEvent } from './read-scenario.js';
 
 const HOUR = 60 * MINUTE;
@@ -26,8 +26,8 @@ interface Cause {
 }
 
 describe.each(backends())('staleness on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
-  const api = apiOf(() => ctx.url);
+  let ctx: Awaited<ReturnType<typeof startApp>>;
+  const api = apiOf(() => ctx.request);
   let lastWrite = 0;
   const write = async (job: string, time: number) => {
     const runId = randomUUID();
@@ -46,7 +46,7 @@ describe.each(backends())('staleness on the $name store', (backend) => {
     ).causes.filter((c) => c.kind === 'stale');
 
   beforeAll(async () => {
-    ctx = await startServer(backend);
+    ctx = await startApp(backend);
     for (let hour = 0; hour < 6; hour++) await write('hourly_load', T0 + hour * HOUR);
     // Bursts: three writes seconds apart, every two hours.
     for (let burst = 0; burst < 3; burst++) {

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig, strictFlagArgs } from '../src/config/server-config.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
+import { overSocket, type Send } from './helpers/api.js';
 import { spawnServer } from './helpers/child-server.js';
 import { conformanceFiles, hasConformance, readEvents } from './helpers/conformance.js';
 
@@ -40,8 +41,8 @@ interface Reply {
   readonly errors: readonly string[];
 }
 
-async function post(url: string, event: unknown): Promise<Reply> {
-  const response = await fetch(`${url}/api/v1/lineage`, {
+async function post(send: Send, event: unknown): Promise<Reply> {
+  const response = await send('/api/v1/lineage', {
     method: 'POST',
     body: JSON.stringify(event),
     headers: { 'content-type': 'application/json' },
@@ -107,13 +108,13 @@ describe('strict mode configuration', () => {
 });
 
 describe('strict mode with the bundled schemas, on real Spark events', () => {
-  let structure: Awaited<ReturnType<typeof startServer>>;
-  let formats: Awaited<ReturnType<typeof startServer>>;
+  let structure: Awaited<ReturnType<typeof startApp>>;
+  let formats: Awaited<ReturnType<typeof startApp>>;
 
   beforeAll(async () => {
     [structure, formats] = await Promise.all([
-      startServer(embedded!, { strict: 'structure', specDir: undefined }),
-      startServer(embedded!, { strict: 'formats', specDir: undefined }),
+      startApp(embedded!, { strict: 'structure', specDir: undefined }),
+      startApp(embedded!, { strict: 'formats', specDir: undefined }),
     ]);
   });
   afterAll(async () => {
@@ -124,7 +125,10 @@ describe('strict mode with the bundled schemas, on real Spark events', () => {
     const outcomes = [];
     for (const event of sparkEvents) {
       const uris = schemelessUris(event);
-      const [atStructure, atFormats] = [await post(structure.url, event), await post(formats.url, event)];
+      const [atStructure, atFormats] = [
+        await post(structure.request, event),
+        await post(formats.request, event),
+      ];
       outcomes.push({ uris, atStructure, atFormats });
       expect(atStructure).toEqual({ status: 201, errors: [] });
       if (uris.length === 0) {
@@ -203,7 +207,7 @@ describe('strict mode with the bundled schemas, on real Spark events', () => {
       ],
     ];
     for (const [name, event, errors] of cases) {
-      expect({ name, reply: await post(structure.url, event) }).toEqual({
+      expect({ name, reply: await post(structure.request, event) }).toEqual({
         name,
         reply: { status: 422, errors },
       });
@@ -216,7 +220,7 @@ describe('strict mode with the bundled schemas, on real Spark events', () => {
         outputStatistics: { _producer: 'https://p', _schemaURL: 'https://s', rowCount: -1.5 },
       };
     });
-    const response = await fetch(`${structure.url}/api/v1/lineage/batch`, {
+    const response = await structure.request('/api/v1/lineage/batch', {
       method: 'POST',
       body: JSON.stringify([sparkEvents[0], bad, sparkEvents[1]]),
       headers: { 'content-type': 'application/json' },
@@ -251,8 +255,8 @@ describe('headwater serve and proxy with --strict from the command line', { time
     await writeFile(configFile, 'sinks:\n  archive: { type: archive, dir: strict-archive }\n');
     const proxy = await spawnServer(['--config', configFile, '--strict'], 'proxy');
     try {
-      expect(await post(proxy.url, withUri)).toEqual({ status: 201, errors: [] });
-      expect((await post(proxy.url, typeError)).status).toBe(422);
+      expect(await post(overSocket(proxy.url), withUri)).toEqual({ status: 201, errors: [] });
+      expect((await post(overSocket(proxy.url), typeError)).status).toBe(422);
     } finally {
       proxy.process.kill('SIGTERM');
       await proxy.exited;
@@ -269,7 +273,7 @@ describe('headwater serve and proxy with --strict from the command line', { time
       'silent',
     ]);
     try {
-      const reply = await post(server.url, withUri);
+      const reply = await post(overSocket(server.url), withUri);
       expect(reply.status).toBe(422);
       expect(reply.errors[0]).toMatch(/dataSource\.uri: must be a valid uri, got "file"/);
     } finally {
@@ -281,13 +285,13 @@ describe('headwater serve and proxy with --strict from the command line', { time
 
 // The conformance corpus beside the repository: skipped with a message on a plain clone, required in CI.
 describe.skipIf(!hasConformance())('strict mode on the conformance corpus', () => {
-  let structure: Awaited<ReturnType<typeof startServer>>;
-  let formats: Awaited<ReturnType<typeof startServer>>;
+  let structure: Awaited<ReturnType<typeof startApp>>;
+  let formats: Awaited<ReturnType<typeof startApp>>;
 
   beforeAll(async () => {
     [structure, formats] = await Promise.all([
-      startServer(embedded!, { strict: 'structure' }),
-      startServer(embedded!, { strict: 'formats' }),
+      startApp(embedded!, { strict: 'structure' }),
+      startApp(embedded!, { strict: 'formats' }),
     ]);
   });
   afterAll(async () => {
@@ -305,7 +309,7 @@ describe.skipIf(!hasConformance())('strict mode on the conformance corpus', () =
     };
     for (const [file, path] of Object.entries(expected)) {
       const [event] = readEvents(`fluentd-proxy/${file}`);
-      const reply = await post(formats.url, event);
+      const reply = await post(formats.request, event);
       expect({
         file,
         status: reply.status,
@@ -321,11 +325,11 @@ describe.skipIf(!hasConformance())('strict mode on the conformance corpus', () =
   it('formats accepts every event the manifest marks valid and rejects the others', async () => {
     for (const file of conformanceFiles(['valid'])) {
       for (const event of readEvents(file))
-        expect({ file, status: (await post(formats.url, event)).status }).toEqual({ file, status: 201 });
+        expect({ file, status: (await post(formats.request, event)).status }).toEqual({ file, status: 201 });
     }
     for (const file of conformanceFiles(['facet-invalid', 'invalid'])) {
       for (const event of readEvents(file))
-        expect({ file, status: (await post(formats.url, event)).status }).toEqual({ file, status: 422 });
+        expect({ file, status: (await post(formats.request, event)).status }).toEqual({ file, status: 422 });
     }
   });
 
@@ -333,10 +337,10 @@ describe.skipIf(!hasConformance())('strict mode on the conformance corpus', () =
     const tally = { acceptedByBoth: 0, onlyFormats: 0, rejectedByBoth: 0 };
     for (const file of conformanceFiles(['valid', 'facet-invalid', 'invalid'])) {
       for (const event of readEvents(file)) {
-        const atFormats = await post(formats.url, event);
+        const atFormats = await post(formats.request, event);
         const onlyFormats =
           atFormats.status === 422 && atFormats.errors.every((e) => / must be a valid /.test(e));
-        const atStructure = await post(structure.url, event);
+        const atStructure = await post(structure.request, event);
         const expected = atFormats.status === 201 || onlyFormats ? 201 : 422;
         expect({ file, status: atStructure.status }).toEqual({ file, status: expected });
         if (atFormats.status === 201) tally.acceptedByBoth++;
@@ -357,11 +361,11 @@ describe.skipIf(!hasConformance())('strict mode on the conformance corpus', () =
     for (const file of spark) {
       for (const event of readEvents(file)) {
         count++;
-        expect({ file, reply: await post(structure.url, event) }).toEqual({
+        expect({ file, reply: await post(structure.request, event) }).toEqual({
           file,
           reply: { status: 201, errors: [] },
         });
-        if ((await post(formats.url, event)).status === 422) rejectedByFormats++;
+        if ((await post(formats.request, event)).status === 422) rejectedByFormats++;
       }
     }
     expect(count).toBe(37);

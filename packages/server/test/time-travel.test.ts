@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoScenario } from '../src/cli/demo-scenario.js';
 import { opsScenario, runId, schemaScenario, streamScenario } from './analysis-scenarios.js';
 import { NS, day, historyScenario } from './history-scenario.js';
-import { backends, startServer } from './helpers/backends.js';
+import { backends, startApp } from './helpers/backends.js';
+import type { Send } from './helpers/api.js';
 
 /** Every event, mostly in event-time order (the history scenario has late ones). */
 const IN_ORDER: Record<string, unknown>[] = [
@@ -57,32 +58,32 @@ interface Node {
 describe.each(backends().flatMap((backend) => ARRIVALS.map((arrival) => ({ backend, ...arrival }))))(
   'time travel on the $backend.name store, events arriving in $order',
   ({ backend, events: EVENTS }) => {
-    let main: Awaited<ReturnType<typeof startServer>>;
+    let main: Awaited<ReturnType<typeof startApp>>;
 
-    const post = async (url: string, events: readonly unknown[]) => {
-      const response = await fetch(`${url}/api/v1/lineage/batch`, {
+    const post = async (send: Send, events: readonly unknown[]) => {
+      const response = await send('/api/v1/lineage/batch', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(events),
       });
       expect(await response.json()).toMatchObject({ status: 'success' });
     };
-    const get = async (url: string, path: string, query: Record<string, string> = {}) => {
+    const get = async (send: Send, path: string, query: Record<string, string> = {}) => {
       const search = new URLSearchParams(query).toString();
-      const response = await fetch(`${url}${path}${search ? `?${search}` : ''}`);
+      const response = await send(`${path}${search ? `?${search}` : ''}`);
       const body: unknown = await response.json();
       return { status: response.status, body };
     };
     /** Datasets and jobs a server knows, by namespace. */
-    const entities = async (url: string) => {
-      const { body } = await get(url, '/api/v1/namespaces');
+    const entities = async (send: Send) => {
+      const { body } = await get(send, '/api/v1/namespaces');
       const datasets: Node[] = [];
       const jobs: Node[] = [];
       for (const { name } of (body as { namespaces: { name: string }[] }).namespaces) {
         const ns = encodeURIComponent(name);
-        const listed = await get(url, `/api/v1/namespaces/${ns}/datasets`, { limit: '1000' });
+        const listed = await get(send, `/api/v1/namespaces/${ns}/datasets`, { limit: '1000' });
         datasets.push(...(listed.body as { datasets: Node[] }).datasets);
-        const jobList = await get(url, `/api/v1/namespaces/${ns}/jobs`, { limit: '1000' });
+        const jobList = await get(send, `/api/v1/namespaces/${ns}/jobs`, { limit: '1000' });
         jobs.push(...(jobList.body as { jobs: Node[] }).jobs);
       }
       return { datasets, jobs };
@@ -91,8 +92,8 @@ describe.each(backends().flatMap((backend) => ARRIVALS.map((arrival) => ({ backe
       `/api/v1/namespaces/${encodeURIComponent(node.namespace)}/${kind}/${encodeURIComponent(node.name)}`;
 
     beforeAll(async () => {
-      main = await startServer(backend);
-      await post(main.url, EVENTS);
+      main = await startApp(backend);
+      await post(main.request, EVENTS);
     });
     afterAll(async () => {
       await main?.stop();
@@ -102,12 +103,12 @@ describe.each(backends().flatMap((backend) => ARRIVALS.map((arrival) => ({ backe
       'answers as of %s what a store holding only the events up to then answers',
       async (instant) => {
         const at = Date.parse(instant);
-        const replay = await startServer(backend);
+        const replay = await startApp(backend);
         try {
           const past = EVENTS.filter((event) => Date.parse(event.eventTime as string) <= at);
-          if (past.length > 0) await post(replay.url, past);
-          const now = await entities(replay.url);
-          const everything = await entities(main.url);
+          if (past.length > 0) await post(replay.request, past);
+          const now = await entities(replay.request);
+          const everything = await entities(main.request);
           const asOf = { asOf: instant };
           const questions: { path: string; query: Record<string, string> }[] = [];
           for (const dataset of now.datasets) {
@@ -127,8 +128,8 @@ describe.each(backends().flatMap((backend) => ARRIVALS.map((arrival) => ({ backe
             );
           }
           for (const question of questions) {
-            const expected = await get(replay.url, question.path, question.query);
-            const actual = await get(main.url, question.path, { ...question.query, ...asOf });
+            const expected = await get(replay.request, question.path, question.query);
+            const actual = await get(main.request, question.path, { ...question.query, ...asOf });
             expect({ ...question, ...actual }).toEqual({ ...question, ...expected });
           }
           // What did not exist yet is not found.
@@ -142,7 +143,7 @@ describe.each(backends().flatMap((backend) => ARRIVALS.map((arrival) => ({ backe
             for (const node of nodes.filter(
               (candidate) => !known.has(`${candidate.namespace}:${candidate.name}`),
             )) {
-              expect({ node, status: (await get(main.url, path(kind, node), asOf)).status }).toEqual({
+              expect({ node, status: (await get(main.request, path(kind, node), asOf)).status }).toEqual({
                 node,
                 status: 404,
               });
@@ -157,7 +158,7 @@ describe.each(backends().flatMap((backend) => ARRIVALS.map((arrival) => ({ backe
     );
 
     it('compares the lineage of a node at two times', async () => {
-      const { status, body } = await get(main.url, '/api/v1/analysis/graph-diff', {
+      const { status, body } = await get(main.request, '/api/v1/analysis/graph-diff', {
         nodeId: `dataset:${NS}:rep`,
         from: day(1, '12:00:00'),
         to: day(2, '12:00:00'),
@@ -195,7 +196,10 @@ describe.each(backends().flatMap((backend) => ARRIVALS.map((arrival) => ({ backe
         assertions: [],
       });
       const [changed] = (body as { datasets: { fromVersion: string; toVersion: string }[] }).datasets;
-      const versions = await get(main.url, `${path('datasets', { namespace: NS, name: 'tbl' })}/versions`);
+      const versions = await get(
+        main.request,
+        `${path('datasets', { namespace: NS, name: 'tbl' })}/versions`,
+      );
       const known = (versions.body as { versions: { version: string }[] }).versions.map((v) => v.version);
       expect(known).toEqual(expect.arrayContaining([changed!.fromVersion, changed!.toVersion]));
       expect(changed!.fromVersion).not.toBe(changed!.toVersion);
@@ -203,7 +207,7 @@ describe.each(backends().flatMap((backend) => ARRIVALS.map((arrival) => ({ backe
 
     it('compares with nothing before a node existed, and refuses times out of order or before it', async () => {
       const diff = (nodeId: string, from: string, to: string) =>
-        get(main.url, '/api/v1/analysis/graph-diff', { nodeId, from, to });
+        get(main.request, '/api/v1/analysis/graph-diff', { nodeId, from, to });
       const load = `job:${NS}:load`;
       expect((await diff(load, '2024-01-01T00:00:00Z', day(1, '12:00:00'))).body).toMatchObject({
         nodes: {
@@ -218,7 +222,7 @@ describe.each(backends().flatMap((backend) => ARRIVALS.map((arrival) => ({ backe
 
     it('gives run diff the versions the run API shows, whatever order the events arrived in', async () => {
       const versionsOf = async (run: string) => {
-        const { body } = await get(main.url, `/api/v1/jobs/runs/${run}`);
+        const { body } = await get(main.request, `/api/v1/jobs/runs/${run}`);
         const { inputDatasetVersions, outputDatasetVersions } = body as Record<
           'inputDatasetVersions' | 'outputDatasetVersions',
           { datasetVersionId: { version: string } }[]
@@ -230,7 +234,7 @@ describe.each(backends().flatMap((backend) => ARRIVALS.map((arrival) => ({ backe
         [runId(9, 2), runId(9, 5)],
         [runId(9, 1), runId(9, 6)],
       ] as const) {
-        const { body } = await get(main.url, '/api/v1/analysis/run-diff', { from, to });
+        const { body } = await get(main.request, '/api/v1/analysis/run-diff', { from, to });
         const diff = body as Record<'inputs' | 'outputs', { fromVersion: string; toVersion: string }[]>;
         const sides = [...diff.inputs, ...diff.outputs];
         expect(sides.map((d) => d.fromVersion)).toEqual(await versionsOf(from));
@@ -239,7 +243,7 @@ describe.each(backends().flatMap((backend) => ARRIVALS.map((arrival) => ({ backe
     });
 
     it('refuses an asOf that is not a time', async () => {
-      const { status, body } = await get(main.url, '/api/v1/lineage', {
+      const { status, body } = await get(main.request, '/api/v1/lineage', {
         nodeId: `dataset:${NS}:tbl`,
         asOf: 'last tuesday',
       });

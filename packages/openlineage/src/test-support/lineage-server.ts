@@ -1,6 +1,7 @@
 /**
  * A tiny local HTTP server standing in for an OpenLineage backend in transport tests. Each request is
- * answered by the next scripted reply (or 200 once the script is used up) and recorded with its decoded body.
+ * answered by the next scripted reply (or 200 once the script is used up) and recorded with its decoded body;
+ * while held, the answers wait until released.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,6 +26,13 @@ export interface LineageServer {
   readonly connections: () => number;
   /** Queues replies for the next requests. */
   reply(...replies: Reply[]): void;
+  /**
+   * Holds the answers to requests from now on until the returned function is called, which sends those held and
+   * ends the hold: a request is then in flight for as long as the test wants.
+   */
+  hold(): () => void;
+  /** Resolves once `count` requests in all have been received (their bodies read). */
+  received(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,6 +40,8 @@ export async function startLineageServer(port = 0): Promise<LineageServer> {
   const requests: RecordedRequest[] = [];
   const script: Reply[] = [];
   const hanging: http.ServerResponse[] = [];
+  let held: (() => void)[] | undefined;
+  const waiting: { count: number; resolve: () => void }[] = [];
   let connections = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -45,13 +55,21 @@ export async function startLineageServer(port = 0): Promise<LineageServer> {
         headers: req.headers,
         body: raw.length > 0 ? (JSON.parse(raw.toString('utf8')) as unknown) : undefined,
       });
+      for (const waiter of waiting.filter((w) => requests.length >= w.count)) {
+        waiting.splice(waiting.indexOf(waiter), 1);
+        waiter.resolve();
+      }
       const reply = script.shift() ?? { status: 200 };
       if (reply === 'hang') {
         hanging.push(res);
         return;
       }
-      res.writeHead(reply.status, reply.headers);
-      res.end(reply.body ?? '');
+      const answer = () => {
+        res.writeHead(reply.status, reply.headers);
+        res.end(reply.body ?? '');
+      };
+      if (held === undefined) answer();
+      else held.push(answer);
     });
   });
   server.on('connection', () => connections++);
@@ -66,6 +84,18 @@ export async function startLineageServer(port = 0): Promise<LineageServer> {
     requests,
     connections: () => connections,
     reply: (...replies) => void script.push(...replies),
+    hold: () => {
+      const answers: (() => void)[] = [];
+      held = answers;
+      return () => {
+        if (held === answers) held = undefined;
+        for (const answer of answers.splice(0)) answer();
+      };
+    },
+    received: (count) =>
+      requests.length >= count
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => waiting.push({ count, resolve })),
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of hanging) res.destroy();

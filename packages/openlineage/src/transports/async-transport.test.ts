@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runEvent } from '../events.js';
 import type { OpenLineageEvent, RunEvent } from '../generated/model.js';
+import { startLineageServer } from '../test-support/lineage-server.js';
 import { createAsyncTransport } from './async-transport.js';
+import { createHttpTransport } from './http-transport.js';
 import type { BatchEmitResult, EmitResult, Transport } from './transport.js';
 
 const event = (name: string, eventType: RunEvent['eventType'] = 'START'): RunEvent =>
@@ -45,26 +47,45 @@ describe('createAsyncTransport', () => {
     await transport.close!(1000);
   });
 
-  it('flush() waits for events emitted while it runs', async () => {
-    const inner = controlled(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      return { status: 'success' };
-    });
+  it('flush() waits for the batch in flight and for events emitted while it runs', async () => {
+    // A real receiver that holds its answers: a batch stays in flight until the test releases it.
+    const receiver = await startLineageServer();
+    const release = receiver.hold();
     const transport = createAsyncTransport({
-      transport: inner.transport,
+      transport: createHttpTransport({ url: receiver.url, batch: true }),
       batchSize: 2,
       flushIntervalMs: 60_000,
     });
-    await transport.emit(event('a'));
-    const flushed = transport.flush!(5000);
-    for (const name of ['b', 'c', 'd']) {
-      await new Promise((resolve) => setTimeout(resolve, 2));
-      await transport.emit(event(name));
+    try {
+      // A full batch goes at once: when flush() is called nothing is queued, and one batch is in flight.
+      await transport.emit(event('a'));
+      await transport.emit(event('b'));
+      await receiver.received(1);
+      let settled = false;
+      // What had reached the receiver, and the counters, when flush() resolved.
+      const flushed = transport.flush!(5000).then((done) => {
+        settled = true;
+        return {
+          done,
+          received: receiver.requests.flatMap((request) => names(request.body as OpenLineageEvent[])),
+          stats: transport.stats(),
+        };
+      });
+      for (const name of ['c', 'd', 'e'])
+        expect(await transport.emit(event(name))).toEqual({ status: 'success' });
+      // A turn of the event loop: a flush() that did not wait for the unanswered batch has resolved by now.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(settled).toBe(false);
+      release();
+      expect(await flushed).toEqual({
+        done: true,
+        received: ['a', 'b', 'c', 'd', 'e'],
+        stats: { queued: 0, sent: 5, undelivered: 0, rejected: 0 },
+      });
+    } finally {
+      await transport.close!(1000);
+      await receiver.close();
     }
-    expect(await flushed).toBe(true);
-    expect(await transport.flush!(5000)).toBe(true);
-    expect(inner.batches.flatMap(names)).toEqual(['a', 'b', 'c', 'd']);
-    await transport.close!(1000);
   });
 
   it('sends a partial batch after flushIntervalMs', async () => {
@@ -75,9 +96,8 @@ describe('createAsyncTransport', () => {
       flushIntervalMs: 20,
     });
     await transport.emit(event('a'));
-    const deadline = Date.now() + 5000;
-    while (inner.batches.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    expect(inner.batches.map(names)).toEqual([['a']]);
+    // Nothing fills the batch, nothing flushes it: only the interval sends it.
+    await vi.waitFor(() => expect(inner.batches.map(names)).toEqual([['a']]), { timeout: 5000 });
     await transport.close!(1000);
   });
 

@@ -72,9 +72,16 @@ describe('withRetry', () => {
 
   it('stops waiting when closed, returning the last result, so a process can exit', async () => {
     const inner = scripted(Array.from({ length: 10 }, () => retryable()));
-    const transport = withRetry(inner, { baseDelayMs: 3_600_000, maxDelayMs: 3_600_000 });
+    let backingOff!: () => void;
+    const waiting = new Promise<void>((resolve) => (backingOff = resolve));
+    const transport = withRetry(inner, {
+      baseDelayMs: 3_600_000,
+      maxDelayMs: 3_600_000,
+      onRetry: () => backingOff(),
+    });
     const pending = transport.emit(event);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Closed once it waits out its first back-off (of an hour).
+    await waiting;
     expect(await transport.close!(100)).toBe(true);
     expect((await pending).status).toBe('retryable');
     expect(inner.calls).toBe(1);

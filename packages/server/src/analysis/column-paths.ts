@@ -3,40 +3,44 @@
  * of hops away, each with the column before it on a shortest path and the transformations of that hop. Pure:
  * reads the column graph.
  */
-import type { ColumnTransformation, FieldRef } from '../read-model/column-graph.js';
+import { Closed, StringEnum, Type, type Static } from '../core/json-schema.js';
+import { ColumnTransformationSchema, type FieldRef } from '../read-model/column-graph.js';
 import { compareText, fieldNodeId, datasetNodeId, type AnalysisSource } from './context.js';
 import { walkColumns, type WalkDirection } from './walk.js';
 
 /** One hop of a path, in data-flow order: from an input column to the output column it feeds. */
-export interface ColumnHop {
-  readonly origin: string;
-  readonly destination: string;
-  readonly transformations: ColumnTransformation[];
-}
+export const ColumnHopSchema = Closed({
+  origin: Type.String(),
+  destination: Type.String(),
+  transformations: Type.Array(ColumnTransformationSchema),
+});
+export type ColumnHop = Static<typeof ColumnHopSchema>;
 
 /** A column reached. */
-export interface ColumnPath {
-  /** datasetField id. */
-  readonly nodeId: string;
-  readonly dataset: string;
-  readonly field: string;
-  /** Hops from the start. */
-  readonly distance: number;
-  /** The column one hop closer to the start on a shortest path: follow `via` back for the whole path. */
-  readonly via: string;
-  /** The transformations of the hop between `via` and this column. */
-  readonly transformations: ColumnTransformation[];
-}
+export const ColumnPathSchema = Closed({
+  nodeId: Type.String({ description: 'datasetField id' }),
+  dataset: Type.String(),
+  field: Type.String(),
+  distance: Type.Integer({ description: 'Hops from the start' }),
+  via: Type.String({ description: 'The column one hop closer to the start on a shortest path' }),
+  transformations: Type.Array(ColumnTransformationSchema, {
+    description: 'The transformations of the hop between `via` and this column',
+  }),
+});
+export type ColumnPath = Static<typeof ColumnPathSchema>;
 
 /** The answer of a column-paths query. */
-export interface ColumnPathsResult {
-  readonly start: string;
-  readonly direction: WalkDirection;
-  /** The columns reached, the start(s) excluded, by distance then nodeId. */
-  readonly columns: ColumnPath[];
-  /** Every column-lineage edge between the start(s) and the columns reached, in data-flow order. */
-  readonly edges: ColumnHop[];
-}
+export const ColumnPathsResultSchema = Closed({
+  start: Type.String(),
+  direction: StringEnum(['upstream', 'downstream']),
+  columns: Type.Array(ColumnPathSchema, {
+    description: 'The columns reached, the start(s) excluded, by distance then nodeId',
+  }),
+  edges: Type.Array(ColumnHopSchema, {
+    description: 'Every column-lineage edge between the start(s) and the columns reached, in data-flow order',
+  }),
+});
+export type ColumnPathsResult = Static<typeof ColumnPathsResultSchema>;
 
 /**
  * The columns upstream or downstream of `starts`, at most `depth` hops away.

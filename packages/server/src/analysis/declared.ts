@@ -7,6 +7,7 @@
  * so on at any depth. A job that sits under two of them (a node reused by two pipelines) is compared once and names
  * both as its parents.
  */
+import { Closed, Nullable, StringEnum, Time, Type, type Static } from '../core/json-schema.js';
 import {
   childJobsOf,
   latestDeclarations,
@@ -17,42 +18,50 @@ import { runIo } from '../store/queries/runs.js';
 import { compareText, datasetNodeId, jobNodeId, type AnalysisSource, type AnalysisTime } from './context.js';
 
 /** One edge of a job: it reads (input) or writes (output) the dataset. */
-export interface JobEdge {
-  readonly job: string;
-  readonly direction: 'input' | 'output';
-  readonly dataset: string;
-}
+export const JobEdgeSchema = Closed({
+  job: Type.String(),
+  direction: StringEnum(['input', 'output']),
+  dataset: Type.String(),
+});
+export type JobEdge = Static<typeof JobEdgeSchema>;
 
 /** How one job's declaration and latest completed run compare. */
-export interface JobComparison {
-  readonly job: string;
-  /** The jobs of this answer it is a child job of, by nodeId; empty for the job asked about. */
-  readonly parents: string[];
-  /** The eventTime of the job's latest JobEvent; null when no JobEvent declared the job. */
-  readonly declaredAt: string | null;
-  /** The job's latest completed run (by start, as run lists order runs); null when it never completed. */
-  readonly run: {
-    readonly id: string;
-    readonly startedAt: string | null;
-    readonly endedAt: string | null;
-  } | null;
-  readonly declared: number;
-  readonly observed: number;
-  /** Declared edges its latest completed run did not touch (all of them when it never completed). */
-  readonly notObserved: number;
-  /** Edges its latest completed run touched that the declaration lacks (all of them when it has none). */
-  readonly undeclared: number;
-}
+export const JobComparisonSchema = Closed({
+  job: Type.String(),
+  parents: Type.Array(Type.String(), {
+    description:
+      'The jobs of this answer it is a child job of, by nodeId (a node reused by two pipelines names both); ' +
+      'empty for the job asked about',
+  }),
+  declaredAt: Nullable(Time(), { description: "The eventTime of the job's latest JobEvent; null: none" }),
+  run: Nullable(Closed({ id: Type.String(), startedAt: Nullable(Time()), endedAt: Nullable(Time()) }), {
+    description:
+      "The job's latest completed run (by start, as run lists order runs); null when it never completed",
+  }),
+  declared: Type.Integer(),
+  observed: Type.Integer(),
+  notObserved: Type.Integer({
+    description:
+      'Declared edges its latest completed run did not touch (all of them when it never completed)',
+  }),
+  undeclared: Type.Integer({
+    description:
+      'Edges its latest completed run touched that the declaration lacks (all of them when it has none)',
+  }),
+});
+export type JobComparison = Static<typeof JobComparisonSchema>;
 
 /** The answer of GET /api/v1/analysis/declared-lineage. */
-export interface DeclaredLineageResult {
-  readonly job: string;
-  readonly at: string;
-  /** The job first, then every job below it (child jobs, their child jobs...) by nodeId. */
-  readonly jobs: JobComparison[];
-  readonly declaredNotObserved: JobEdge[];
-  readonly observedNotDeclared: JobEdge[];
-}
+export const DeclaredLineageResultSchema = Closed({
+  job: Type.String(),
+  at: Time({ description: 'The moment looked at: declarations and runs later than it are ignored' }),
+  jobs: Type.Array(JobComparisonSchema, {
+    description: 'The job first, then every job below it (child jobs, their child jobs...) by nodeId',
+  }),
+  declaredNotObserved: Type.Array(JobEdgeSchema),
+  observedNotDeclared: Type.Array(JobEdgeSchema),
+});
+export type DeclaredLineageResult = Static<typeof DeclaredLineageResultSchema>;
 
 const DIRECTIONS = ['input', 'output'] as const;
 

@@ -5,7 +5,14 @@
  * store/queries/history.ts), so each is what a store holding only the events up to that time would show.
  */
 import { HeadwaterError } from '../core/errors.js';
-import type { GraphEdge, GraphNode, LineageDirection, Subgraph } from '../read-model/lineage-graph.js';
+import { Closed, Nullable, StringEnum, Time, Type, type Static } from '../core/json-schema.js';
+import {
+  LINEAGE_DIRECTIONS,
+  type GraphEdge,
+  type GraphNode,
+  type LineageDirection,
+  type Subgraph,
+} from '../read-model/lineage-graph.js';
 import { runStartedAt } from '../model/run-state.js';
 import { latestAssertions } from '../store/queries/analysis.js';
 import {
@@ -17,56 +24,69 @@ import {
   type RunAsOf,
 } from '../store/queries/history.js';
 import { compareText, datasetNodeId, jobNodeId, type AnalysisSource } from './context.js';
-import { flippedAssertions, type FlippedAssertion, type NumberChange } from './run-diff.js';
-import { diffSchemas, type SchemaChange } from './schema.js';
+import {
+  FlippedAssertionSchema,
+  NumberChangeSchema,
+  flippedAssertions,
+  type NumberChange,
+} from './run-diff.js';
+import { diffSchemas, SchemaChangeSchema } from './schema.js';
 
 /** An edge of the graph, in data-flow direction, by nodeIds. */
-export interface EdgeJson {
-  readonly origin: string;
-  readonly destination: string;
-}
+export const EdgeSchema = Closed({ origin: Type.String(), destination: Type.String() });
+export type EdgeJson = Static<typeof EdgeSchema>;
 
 /** A dataset in both graphs whose version or row count changed. */
-export interface DatasetChange {
-  readonly dataset: string;
-  readonly fromVersion: string | null;
-  readonly toVersion: string | null;
-  /** Between the two versions, when they differ. */
-  readonly schemaChange: SchemaChange | null;
-  /** Of the newest write by each time. */
-  readonly rowCount: NumberChange;
-}
+export const DatasetChangeSchema = Closed({
+  dataset: Type.String(),
+  fromVersion: Nullable(Type.String()),
+  toVersion: Nullable(Type.String()),
+  schemaChange: Nullable(SchemaChangeSchema, { description: 'Between the two versions, when they differ' }),
+  rowCount: Closed(NumberChangeSchema.properties, { description: 'Of the newest write by each time' }),
+});
+export type DatasetChange = Static<typeof DatasetChangeSchema>;
 
 /** The latest run of a job at one of the two times. */
-export interface RunAtTime {
-  readonly id: string;
-  readonly state: string;
-  readonly startedAt: string | null;
-  readonly endedAt: string | null;
-  readonly durationMs: number | null;
-}
+export const RunAtTimeSchema = Closed({
+  id: Type.String(),
+  state: Type.String(),
+  startedAt: Nullable(Time()),
+  endedAt: Nullable(Time()),
+  durationMs: Nullable(Type.Integer()),
+});
+export type RunAtTime = Static<typeof RunAtTimeSchema>;
 
 /** A job in both graphs whose latest run differs. */
-export interface JobChange {
-  readonly job: string;
-  readonly from: RunAtTime | null;
-  readonly to: RunAtTime | null;
-  readonly duration: NumberChange;
-}
+export const JobChangeSchema = Closed({
+  job: Type.String(),
+  from: Nullable(RunAtTimeSchema),
+  to: Nullable(RunAtTimeSchema),
+  duration: NumberChangeSchema,
+});
+export type JobChange = Static<typeof JobChangeSchema>;
 
 /** The answer of a graph diff. */
-export interface GraphDiffResult {
-  readonly nodeId: string;
-  readonly from: string;
-  readonly to: string;
-  readonly depth: number;
-  readonly direction: LineageDirection;
-  readonly nodes: { readonly added: string[]; readonly removed: string[]; readonly unchanged: number };
-  readonly edges: { readonly added: EdgeJson[]; readonly removed: EdgeJson[]; readonly unchanged: number };
-  readonly datasets: DatasetChange[];
-  readonly jobs: JobChange[];
-  readonly assertions: FlippedAssertion[];
-}
+export const GraphDiffResultSchema = Closed({
+  nodeId: Type.String(),
+  from: Time(),
+  to: Time(),
+  depth: Type.Integer(),
+  direction: StringEnum(LINEAGE_DIRECTIONS),
+  nodes: Closed({
+    added: Type.Array(Type.String()),
+    removed: Type.Array(Type.String()),
+    unchanged: Type.Integer(),
+  }),
+  edges: Closed({
+    added: Type.Array(EdgeSchema),
+    removed: Type.Array(EdgeSchema),
+    unchanged: Type.Integer(),
+  }),
+  datasets: Type.Array(DatasetChangeSchema),
+  jobs: Type.Array(JobChangeSchema),
+  assertions: Type.Array(FlippedAssertionSchema),
+});
+export type GraphDiffResult = Static<typeof GraphDiffResultSchema>;
 
 /** What to compare. */
 export interface GraphDiffQuery {

@@ -2,8 +2,9 @@
  * Impact: what is downstream of a dataset, column or job, who owns it, which of its columns are affected,
  * and whether a schema change breaks it.
  */
+import { Closed, Nullable, StringEnum, Type, type Static } from '../core/json-schema.js';
 import type { FieldRef } from '../read-model/column-graph.js';
-import { latestOwners, newestVersions, type Owner } from '../store/queries/analysis.js';
+import { latestOwners, newestVersions } from '../store/queries/analysis.js';
 import {
   analysisNodeId,
   compareText,
@@ -13,7 +14,8 @@ import {
   type AnalysisSource,
   type AnalysisTime,
 } from './context.js';
-import { brokenColumns, diffSchemas, type SchemaChange } from './schema.js';
+import { brokenColumns, diffSchemas, schemaChangeProperties } from './schema.js';
+import { OwnerRollupSchema, OwnerSchema } from './owners.js';
 import {
   connectingJobsMemo,
   nodesOfColumnWalk,
@@ -38,49 +40,53 @@ export type ImpactChange = (typeof IMPACT_CHANGES)[number];
  * `breaking`: a broken column reaches the node through column lineage (a dataset holding it, a job reading it);
  * `direct`: at most two edges away (the jobs reading the start and what they write); `indirect`: further.
  */
-export type ImpactLevel = 'breaking' | 'direct' | 'indirect';
+export const IMPACT_LEVELS = ['breaking', 'direct', 'indirect'] as const;
+export type ImpactLevel = (typeof IMPACT_LEVELS)[number];
 
 /** A downstream dataset or job. */
-export interface ImpactedNode {
-  readonly nodeId: string;
-  readonly kind: 'dataset' | 'job';
-  /** Edges from the start. */
-  readonly distance: number;
-  readonly level: ImpactLevel;
-  /**
-   * The node before this one on a shortest path from the start (a column, where the path follows column
-   * lineage): follow `via` back to the start for the whole path.
-   */
-  readonly via: string;
-  /** From the latest ownership facet. */
-  readonly owners: Owner[];
-  /** Columns reached through column lineage: a dataset's own, the columns a job reads. datasetField ids. */
-  readonly columns: string[];
-  /** The columns among `columns` a breaking change reaches. */
-  readonly breakingColumns: string[];
-}
+export const ImpactedNodeSchema = Closed({
+  nodeId: Type.String(),
+  kind: StringEnum(['dataset', 'job']),
+  distance: Type.Integer({ description: 'Edges from the start' }),
+  level: StringEnum(IMPACT_LEVELS),
+  via: Type.String({
+    description:
+      'The node before this one on a shortest path from the start (a column, where the path follows column ' +
+      'lineage): follow `via` back to the start for the whole path',
+  }),
+  owners: Type.Array(OwnerSchema, { description: 'From the latest ownership facet' }),
+  columns: Type.Array(Type.String(), {
+    description:
+      "Columns reached through column lineage: a dataset's own, the columns a job reads (datasetField ids)",
+  }),
+  breakingColumns: Type.Array(Type.String(), {
+    description: 'The columns among `columns` a breaking change reaches',
+  }),
+});
+export type ImpactedNode = Static<typeof ImpactedNodeSchema>;
 
 /** A schema change considered, on one dataset. */
-export interface ConsideredChange extends SchemaChange {
-  readonly dataset: string;
-  readonly fromVersion: string | null;
-  readonly toVersion: string | null;
-  /** The columns taken as broken (datasetField ids). */
-  readonly brokenColumns: string[];
-}
+export const ConsideredChangeSchema = Closed({
+  dataset: Type.String(),
+  fromVersion: Nullable(Type.String()),
+  toVersion: Nullable(Type.String()),
+  ...schemaChangeProperties,
+  brokenColumns: Type.Array(Type.String(), { description: 'The columns taken as broken (datasetField ids)' }),
+});
+export type ConsideredChange = Static<typeof ConsideredChangeSchema>;
 
 /** The answer of an impact analysis. */
-export interface ImpactResult {
-  readonly start: string;
-  readonly change: ImpactChange;
-  readonly changes: ConsideredChange[];
-  /** True when some downstream node is at level `breaking`. */
-  readonly breaking: boolean;
-  /** Downstream nodes by distance, then nodeId. */
-  readonly nodes: ImpactedNode[];
-  /** Everyone who owns an impacted node, by name, with the nodes they own. */
-  readonly owners: { readonly name: string; readonly type: string | null; readonly nodes: string[] }[];
-}
+export const ImpactResultSchema = Closed({
+  start: Type.String(),
+  change: StringEnum(IMPACT_CHANGES),
+  changes: Type.Array(ConsideredChangeSchema),
+  breaking: Type.Boolean({ description: 'Some downstream node is at level breaking' }),
+  nodes: Type.Array(ImpactedNodeSchema, { description: 'Downstream nodes by distance, then nodeId' }),
+  owners: Type.Array(OwnerRollupSchema, {
+    description: 'Everyone who owns an impacted node, by name, with the nodes they own',
+  }),
+});
+export type ImpactResult = Static<typeof ImpactResultSchema>;
 
 const refKey = (ref: FieldRef) => `${ref.datasetId}\u0000${ref.field}`;
 

@@ -12,98 +12,125 @@ import {
 } from '../store/queries/analysis.js';
 import { qualityObservations, type QualityObservationRecord } from '../store/queries/quality.js';
 import type { ReadModel } from '../store/read-model.js';
+import { Closed, Nullable, StringEnum, Time, Type, type Static } from '../core/json-schema.js';
 import { compareText, type AnalysisSource } from './context.js';
 
+const entity = () => Closed({ namespace: Type.String(), name: Type.String() });
+
+const assertionResultProperties = {
+  success: Type.Boolean(),
+  skipped: Type.Boolean({
+    description:
+      'The check did not run (dbt skipped it, or the run did not execute): the result says nothing of the data',
+  }),
+  severity: Nullable(Type.String()),
+  expected: Nullable(Type.String()),
+  actual: Nullable(Type.String()),
+  runId: Type.String(),
+  at: Time(),
+};
+
 /** One result of an assertion. */
-export interface AssertionResultJson {
-  readonly success: boolean;
-  /** The check did not run (dbt skipped it, or the run did not execute): the result says nothing of the data. */
-  readonly skipped: boolean;
-  readonly severity: string | null;
-  readonly expected: string | null;
-  readonly actual: string | null;
-  readonly runId: string;
-  readonly at: string;
-}
+export const AssertionResultSchema = Closed(assertionResultProperties);
+export type AssertionResultJson = Static<typeof AssertionResultSchema>;
 
 /**
  * Where an assertion stands: `failing` or `passing` by its latest result of a check that ran; `notEvaluated`
  * when no check of it ever ran; `retired` when a later run of the job that reported it no longer does (renamed
  * or deleted: see AssertionStatus in store/queries/analysis.ts), whatever its last result was.
  */
-export type AssertionStanding = 'failing' | 'passing' | 'notEvaluated' | 'retired';
+export const ASSERTION_STANDINGS = ['failing', 'passing', 'notEvaluated', 'retired'] as const;
+export type AssertionStanding = (typeof ASSERTION_STANDINGS)[number];
+
+const identity = () =>
+  Type.String({
+    description: 'What makes results the same assertion: `n:<name>` when named, else `t:<type>:<column>`',
+  });
 
 /** An assertion on a dataset: what identifies it, where it stands, its latest result and its results newest first. */
-export interface AssertionJson {
-  /** What makes results the same assertion: its name, else its type and column. */
-  readonly identity: string;
-  readonly assertion: string;
-  /** '' for the whole dataset. */
-  readonly column: string;
-  readonly name: string | null;
-  readonly description: string | null;
-  readonly status: AssertionStanding;
-  /** The latest result of a check that ran, else the latest result. */
-  readonly latest: AssertionResultJson;
-  /** The latest result, skipped or not. */
-  readonly lastReported: AssertionResultJson;
-  /** The run that reported on the dataset without it, and when; null unless retired. */
-  readonly retired: { readonly runId: string; readonly at: string } | null;
-  readonly history: AssertionResultJson[];
-}
+export const AssertionSchema = Closed({
+  identity: identity(),
+  assertion: Type.String({ description: "The assertion's type (not_null, unique, ...)" }),
+  column: Type.String({ description: "'' for the whole dataset" }),
+  name: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  status: StringEnum(ASSERTION_STANDINGS, {
+    description:
+      'failing or passing by the latest result of a check that ran; notEvaluated when none ran; retired when a ' +
+      'later run of the job that reported it no longer does',
+  }),
+  latest: Closed(assertionResultProperties, {
+    description: 'The latest result of a check that ran, else the latest result',
+  }),
+  lastReported: Closed(assertionResultProperties, { description: 'The latest result, skipped or not' }),
+  retired: Nullable(Closed({ runId: Type.String(), at: Time() }), {
+    description: 'The run that reported on the dataset without it, and when; null unless retired',
+  }),
+  history: Type.Array(AssertionResultSchema, { description: 'Newest first' }),
+});
+export type AssertionJson = Static<typeof AssertionSchema>;
+
+const statisticsProperties = {
+  rowCount: Nullable(Type.Number()),
+  bytes: Nullable(Type.Number()),
+  fileCount: Nullable(Type.Number()),
+};
 
 /** Counts a run reported about a dataset (null: not reported). */
-export interface StatisticsJson {
-  readonly rowCount: number | null;
-  readonly bytes: number | null;
-  readonly fileCount: number | null;
-}
+export const StatisticsSchema = Closed(statisticsProperties);
+export type StatisticsJson = Static<typeof StatisticsSchema>;
 
 /** What `dataQualityMetrics` reported about one column. */
-export interface ColumnMetricsJson {
-  readonly column: string;
-  readonly nullCount: number | null;
-  readonly distinctCount: number | null;
-  readonly count: number | null;
-  readonly sum: number | null;
-  readonly min: number | null;
-  readonly max: number | null;
-}
+export const ColumnMetricsSchema = Closed({
+  column: Type.String(),
+  nullCount: Nullable(Type.Number()),
+  distinctCount: Nullable(Type.Number()),
+  count: Nullable(Type.Number()),
+  sum: Nullable(Type.Number()),
+  min: Nullable(Type.Number()),
+  max: Nullable(Type.Number()),
+});
+export type ColumnMetricsJson = Static<typeof ColumnMetricsSchema>;
 
 /** What one run reported about one dataset. */
-export interface QualityObservationJson {
-  readonly runId: string;
-  readonly job: { readonly namespace: string; readonly name: string };
-  readonly dataset: { readonly namespace: string; readonly name: string };
-  readonly state: string;
-  /** When the run ended (else started, else was first seen). */
-  readonly at: string;
-  /** `outputStatistics`: what the run wrote. */
-  readonly output: StatisticsJson | null;
-  /** `inputStatistics`: what the run read. */
-  readonly input: StatisticsJson | null;
-  /** `dataQualityMetrics`: the whole dataset as the run saw it, with per-column counts. */
-  readonly metrics: (StatisticsJson & { readonly columns: ColumnMetricsJson[] }) | null;
-  /** The assertions the run reported on the dataset. */
-  readonly assertions: (AssertionResultJson & {
-    readonly identity: string;
-    readonly assertion: string;
-    readonly column: string;
-    readonly name: string | null;
-  })[];
-}
+export const QualityObservationSchema = Closed({
+  runId: Type.String(),
+  job: entity(),
+  dataset: entity(),
+  state: Type.String(),
+  at: Time({ description: 'When the run ended, else started, else was first seen' }),
+  output: Nullable(StatisticsSchema, { description: 'outputStatistics: what the run wrote' }),
+  input: Nullable(StatisticsSchema, { description: 'inputStatistics: what the run read' }),
+  metrics: Nullable(Closed({ ...statisticsProperties, columns: Type.Array(ColumnMetricsSchema) }), {
+    description:
+      'dataQualityMetrics: the dataset as the run saw it, with null and distinct counts per column',
+  }),
+  assertions: Type.Array(
+    Closed({
+      identity: identity(),
+      assertion: Type.String(),
+      column: Type.String(),
+      name: Nullable(Type.String()),
+      ...assertionResultProperties,
+    }),
+    { description: 'The assertions the run reported on the dataset' },
+  ),
+});
+export type QualityObservationJson = Static<typeof QualityObservationSchema>;
 
-/** A dataset's quality: {@link AssertionJson} failing first, and what its runs reported, newest first. */
-export interface DatasetQualityJson {
-  readonly assertions: AssertionJson[];
-  readonly runs: QualityObservationJson[];
-}
+/** A dataset's quality: its assertions failing first, and what its runs reported, newest first. */
+export const DatasetQualitySchema = Closed({
+  assertions: Type.Array(AssertionSchema),
+  runs: Type.Array(QualityObservationSchema),
+});
+export type DatasetQualityJson = Static<typeof DatasetQualitySchema>;
 
 /** What a run reported about its datasets. */
-export interface RunQualityJson {
-  readonly runId: string;
-  readonly datasets: QualityObservationJson[];
-}
+export const RunQualitySchema = Closed({
+  runId: Type.String(),
+  datasets: Type.Array(QualityObservationSchema),
+});
+export type RunQualityJson = Static<typeof RunQualitySchema>;
 
 const number = (value: unknown): number | null =>
   typeof value === 'number' && Number.isFinite(value) ? value : null;

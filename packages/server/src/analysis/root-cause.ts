@@ -2,6 +2,7 @@
  * Root cause: why might a dataset (or a column) be wrong? Walks upstream and reports, nearest first, what went
  * wrong on the way: failed or aborted runs, failing quality assertions, stale inputs and schema changes.
  */
+import { Closed, Nullable, StringEnum, Time, Type, type Static } from '../core/json-schema.js';
 import type { FieldRef } from '../read-model/column-graph.js';
 import {
   completedWrites,
@@ -26,7 +27,7 @@ import {
   type AnalysisTime,
   type JobGraphView,
 } from './context.js';
-import { diffSchemas, isEmptyChange, type SchemaChange } from './schema.js';
+import { diffSchemas, isEmptyChange, schemaChangeProperties, type SchemaChange } from './schema.js';
 import { nodesOfColumnWalk, trailNodes, walkColumns, walkJobGraph, type Reached } from './walk.js';
 
 /** What kind of problem a cause is, in the order causes at the same distance are listed. */
@@ -34,108 +35,111 @@ export const CAUSE_KINDS = ['failedRun', 'failedAssertion', 'stale', 'schemaChan
 export type CauseKind = (typeof CAUSE_KINDS)[number];
 
 /** A run, as a cause names it. */
-export interface CauseRun {
-  readonly id: string;
-  readonly state: string;
-  readonly startedAt: string | null;
-  readonly endedAt: string | null;
-  /** Every terminal state the run reported when they contradict each other (FAIL, then COMPLETE), else []. */
-  readonly contradictoryStates: string[];
-}
+export const CauseRunSchema = Closed({
+  id: Type.String(),
+  state: Type.String(),
+  startedAt: Nullable(Time()),
+  endedAt: Nullable(Time()),
+  contradictoryStates: Type.Array(Type.String(), {
+    description:
+      'Every terminal state the run reported when they contradict each other (FAIL, then COMPLETE), most severe first; else empty',
+  }),
+});
+export type CauseRun = Static<typeof CauseRunSchema>;
 
 /** A failing assertion. */
-export interface CauseAssertion {
-  readonly assertion: string;
-  readonly column: string;
-  /** The assertion's name, when the producer gave one. */
-  readonly name: string | null;
-  readonly severity: string | null;
-  readonly expected: string | null;
-  readonly actual: string | null;
-  readonly runId: string;
-  readonly at: string;
-}
+export const CauseAssertionSchema = Closed({
+  assertion: Type.String(),
+  column: Type.String(),
+  name: Nullable(Type.String(), { description: "The assertion's name, when the producer gave one" }),
+  severity: Nullable(Type.String()),
+  expected: Nullable(Type.String()),
+  actual: Nullable(Type.String()),
+  runId: Type.String(),
+  at: Time(),
+});
+export type CauseAssertion = Static<typeof CauseAssertionSchema>;
 
 /** How often one job writes a dataset. */
-export interface WriterCadence {
-  /** The job's nodeId. */
-  readonly job: string;
-  readonly lastWriteAt: string;
-  /**
-   * The median time between its writes, writes closer together than the floor counting as one (a burst), and
-   * never less than the floor.
-   */
-  readonly medianIntervalMs: number;
-  /** How many completed writes of the job the median was taken over. */
-  readonly writes: number;
-}
+export const WriterCadenceSchema = Closed({
+  job: Type.String({ description: "The job's nodeId" }),
+  lastWriteAt: Time(),
+  medianIntervalMs: Type.Number({
+    description:
+      'The median time between its writes, writes closer together than the floor counting as one (a burst), ' +
+      'and never less than the floor',
+  }),
+  writes: Type.Integer({ description: 'How many completed writes of the job the median was taken over' }),
+});
+export type WriterCadence = Static<typeof WriterCadenceSchema>;
 
 /** How late a dataset is, and the basis: the cadence of each job that writes it regularly. */
-export interface Staleness {
-  /** The dataset's last completed write, by any job. */
-  readonly lastWriteAt: string;
-  /** The usual interval: that of the writer that writes most often ({@link job}). */
-  readonly medianIntervalMs: number;
-  /** `at` minus the last write. */
-  readonly ageMs: number;
-  /** 1.5 x the usual interval: older than this is stale. */
-  readonly thresholdMs: number;
-  /** How many completed writes of {@link job} its interval was taken over. */
-  readonly writes: number;
-  /** The writer whose cadence the dataset is held to. */
-  readonly job: string;
-  /** The least interval: writes closer than this count as one burst. */
-  readonly floorMs: number;
-  /** Every job that writes the dataset regularly (at least three writes), most frequent first. */
-  readonly writers: WriterCadence[];
-}
+export const StalenessSchema = Closed({
+  lastWriteAt: Time({ description: 'The last completed write, by any job' }),
+  medianIntervalMs: Type.Number({ description: 'The usual interval: that of `job`' }),
+  ageMs: Type.Number({ description: '`at` minus the last write' }),
+  thresholdMs: Type.Number({ description: '1.5 x the usual interval: older than this is stale' }),
+  writes: Type.Integer({ description: 'How many completed writes of `job` its interval was taken over' }),
+  job: Type.String({ description: 'The writer that writes the dataset most often' }),
+  floorMs: Type.Number({ description: 'Writes closer than this count as one; the least interval' }),
+  writers: Type.Array(WriterCadenceSchema, {
+    description: 'Every job that writes the dataset regularly (at least three writes), most frequent first',
+  }),
+});
+export type Staleness = Static<typeof StalenessSchema>;
 
 /** A schema change, as a cause reports it. */
-export interface CauseSchemaChange extends SchemaChange {
-  readonly fromVersion: string;
-  readonly toVersion: string;
-  readonly createdAt: string;
-  readonly createdByRun: string | null;
-}
+export const CauseSchemaChangeSchema = Closed({
+  ...schemaChangeProperties,
+  fromVersion: Type.String(),
+  toVersion: Type.String(),
+  createdAt: Time(),
+  createdByRun: Nullable(Type.String()),
+});
+export type CauseSchemaChange = Static<typeof CauseSchemaChangeSchema>;
 
 /** One thing that may explain bad data, with where it is. Kind-specific fields are null (or empty) otherwise. */
-export interface Cause {
-  readonly kind: CauseKind;
-  /** The job (failedRun) or dataset (the other kinds). */
-  readonly nodeId: string;
-  /** Edges from the target: its writer is 1, the writer's inputs 2. */
-  readonly distance: number;
-  /** Node ids from the target to `nodeId` (columns, for a column target). */
-  readonly path: string[];
-  /** One line for people. */
-  readonly message: string;
-  /**
-   * The failed run this cause may follow from: the nodeId of the job of a failedRun cause upstream of this one
-   * (on a path to the target), the deepest such job that no other failed run is upstream of; null when no failed
-   * run is upstream, and for schema changes. A load that failed explains the freshness assertion failing on the
-   * dataset it feeds, and the jobs that then failed on its missing output.
-   */
-  readonly explainedBy: string | null;
-  /** The message of the failed run's error (errorMessage or spark.exception facet), else null. */
-  readonly errorMessage: string | null;
-  /** The failed run (failedRun), or the run that reported the newest failing result (failedAssertion). */
-  readonly run: CauseRun | null;
-  readonly assertions: CauseAssertion[];
-  readonly staleness: Staleness | null;
-  readonly schemaChange: CauseSchemaChange | null;
-}
+export const CauseSchema = Closed({
+  kind: StringEnum(CAUSE_KINDS),
+  nodeId: Type.String({ description: 'The job (failedRun) or dataset (the other kinds)' }),
+  distance: Type.Integer({ description: "Edges from the target: its writer is 1, the writer's inputs 2" }),
+  path: Type.Array(Type.String(), {
+    description: 'Node ids from the target to nodeId (columns, for a column target)',
+  }),
+  message: Type.String({ description: 'One line for people' }),
+  explainedBy: Nullable(Type.String(), {
+    description:
+      'The failed run this cause may follow from: the nodeId of the job of a failedRun cause upstream of this ' +
+      'one (on a path to the target), the deepest such job that no other failed run is upstream of; null when ' +
+      'no failed run is upstream, and for schema changes',
+  }),
+  errorMessage: Nullable(Type.String(), {
+    description: "The message of the failed run's error (errorMessage or spark.exception facet)",
+  }),
+  run: Nullable(CauseRunSchema, {
+    description:
+      'The failed run (failedRun), or the run that reported the newest failing result (failedAssertion)',
+  }),
+  assertions: Type.Array(CauseAssertionSchema),
+  staleness: Nullable(StalenessSchema),
+  schemaChange: Nullable(CauseSchemaChangeSchema),
+});
+export type Cause = Static<typeof CauseSchema>;
 
 /** The answer of a root-cause analysis. */
-export interface RootCauseResult {
-  readonly target: string;
-  /** The moment looked at ("now" for staleness). */
-  readonly at: string;
-  /** When the target's last COMPLETED write ended: schema changes since then are reported. */
-  readonly lastGoodRunAt: string | null;
-  /** How many upstream nodes were checked (the target included). */
-  readonly checked: { readonly datasets: number; readonly jobs: number };
-  readonly causes: Cause[];
-}
+export const RootCauseResultSchema = Closed({
+  target: Type.String(),
+  at: Time({ description: 'The moment looked at: "now" for staleness' }),
+  lastGoodRunAt: Nullable(Time(), {
+    description: "End of the target's last COMPLETED write: schema changes since then are reported",
+  }),
+  checked: Closed(
+    { datasets: Type.Integer(), jobs: Type.Integer() },
+    { description: 'How many upstream nodes were checked (the target included)' },
+  ),
+  causes: Type.Array(CauseSchema),
+});
+export type RootCauseResult = Static<typeof RootCauseResultSchema>;
 
 /** Options of {@link rootCause}. */
 export interface RootCauseOptions {

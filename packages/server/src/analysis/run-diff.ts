@@ -3,6 +3,7 @@
  * the schema changes between them, assertions that flipped, duration and row counts, datasets added and removed.
  */
 import { HeadwaterError } from '../core/errors.js';
+import { Closed, Nullable, StringEnum, Time, Type, type Static } from '../core/json-schema.js';
 import {
   runAssertions,
   runIoDetails,
@@ -13,65 +14,75 @@ import {
 } from '../store/queries/analysis.js';
 import type { ReadModel } from '../store/read-model.js';
 import { compareText, datasetNodeId, jobNodeId, type AnalysisSource } from './context.js';
-import { diffSchemas, type SchemaChange } from './schema.js';
+import { diffSchemas, SchemaChangeSchema } from './schema.js';
 
 /** One of the two runs. */
-export interface RunSummary {
-  readonly id: string;
-  readonly job: string;
-  readonly state: string;
-  readonly startedAt: string | null;
-  readonly endedAt: string | null;
-  /** endedAt - startedAt, null while either is unknown. */
-  readonly durationMs: number | null;
-}
+export const RunSummarySchema = Closed({
+  id: Type.String(),
+  job: Type.String(),
+  state: Type.String(),
+  startedAt: Nullable(Time()),
+  endedAt: Nullable(Time()),
+  durationMs: Nullable(Type.Integer(), { description: 'endedAt - startedAt, null while either is unknown' }),
+});
+export type RunSummary = Static<typeof RunSummarySchema>;
 
 /** A change of a number between the runs; `change` is null unless both are known. */
-export interface NumberChange {
-  readonly from: number | null;
-  readonly to: number | null;
-  readonly change: number | null;
-}
+export const NumberChangeSchema = Closed({
+  from: Nullable(Type.Number()),
+  to: Nullable(Type.Number()),
+  change: Nullable(Type.Number()),
+});
+export type NumberChange = Static<typeof NumberChangeSchema>;
 
 /** How one input or output differs between the runs. */
-export interface DatasetDiff {
-  readonly dataset: string;
-  /** added: only the second run named it; removed: only the first; versionChanged: both, other versions. */
-  readonly status: 'added' | 'removed' | 'unchanged' | 'versionChanged';
-  readonly fromVersion: string | null;
-  readonly toVersion: string | null;
-  /** Between the two versions, when both runs named the dataset with different versions. */
-  readonly schemaChange: SchemaChange | null;
-  /** outputStatistics (outputs), inputStatistics or dataQualityMetrics (inputs) rowCount. */
-  readonly rowCount: NumberChange;
-}
+export const DatasetDiffSchema = Closed({
+  dataset: Type.String(),
+  status: StringEnum(['added', 'removed', 'unchanged', 'versionChanged'], {
+    description:
+      'added: only the second run named it; removed: only the first; versionChanged: both, other versions',
+  }),
+  fromVersion: Nullable(Type.String()),
+  toVersion: Nullable(Type.String()),
+  schemaChange: Nullable(SchemaChangeSchema, {
+    description: 'Between the two versions, when both runs named the dataset with different versions',
+  }),
+  rowCount: NumberChangeSchema,
+});
+export type DatasetDiff = Static<typeof DatasetDiffSchema>;
 
 /** An assertion that passed in one run and failed in the other. */
-export interface FlippedAssertion {
-  readonly dataset: string;
-  readonly assertion: string;
-  readonly column: string;
-  /** The assertion's name, when the producer gave one (two of one type on one column differ by it). */
-  readonly name: string | null;
-  readonly from: boolean;
-  readonly to: boolean;
-}
+export const FlippedAssertionSchema = Closed({
+  dataset: Type.String(),
+  assertion: Type.String(),
+  column: Type.String(),
+  name: Nullable(Type.String(), {
+    description:
+      "The assertion's name, when the producer gave one (two of one type on one column differ by it)",
+  }),
+  from: Type.Boolean(),
+  to: Type.Boolean(),
+});
+export type FlippedAssertion = Static<typeof FlippedAssertionSchema>;
+
+/** A dataset only one run read (input) or wrote (output), as an edge of the job. */
+const edgeChange = () => Closed({ direction: StringEnum(['input', 'output']), dataset: Type.String() });
 
 /** The answer of a run diff. */
-export interface RunDiffResult {
-  readonly from: RunSummary;
-  readonly to: RunSummary;
-  readonly sameJob: boolean;
-  readonly duration: NumberChange;
-  readonly inputs: DatasetDiff[];
-  readonly outputs: DatasetDiff[];
-  /** Datasets only one run read (input) or wrote (output), as edges of the job. */
-  readonly edges: {
-    readonly added: { readonly direction: 'input' | 'output'; readonly dataset: string }[];
-    readonly removed: { readonly direction: 'input' | 'output'; readonly dataset: string }[];
-  };
-  readonly assertions: FlippedAssertion[];
-}
+export const RunDiffResultSchema = Closed({
+  from: RunSummarySchema,
+  to: RunSummarySchema,
+  sameJob: Type.Boolean(),
+  duration: NumberChangeSchema,
+  inputs: Type.Array(DatasetDiffSchema),
+  outputs: Type.Array(DatasetDiffSchema),
+  edges: Closed(
+    { added: Type.Array(edgeChange()), removed: Type.Array(edgeChange()) },
+    { description: 'Datasets only one run read (input) or wrote (output), as edges of the job' },
+  ),
+  assertions: Type.Array(FlippedAssertionSchema),
+});
+export type RunDiffResult = Static<typeof RunDiffResultSchema>;
 
 const numberChange = (from: number | null, to: number | null): NumberChange => ({
   from,

@@ -3,36 +3,43 @@
  * columns it reaches and who owns them.
  */
 import { HeadwaterError } from '../core/errors.js';
-import { latestOwners, newestVersions, versionsByUuid, type Owner } from '../store/queries/analysis.js';
+import { Closed, Time, Type, type Static } from '../core/json-schema.js';
+import { latestOwners, newestVersions, versionsByUuid } from '../store/queries/analysis.js';
 import { analysisNodeId, compareText, datasetNodeId, fieldNodeId, type AnalysisSource } from './context.js';
-import { brokenColumns, diffSchemas, type SchemaChange } from './schema.js';
+import { brokenColumns, diffSchemas, schemaChangeProperties } from './schema.js';
+import { OwnerRollupSchema, OwnerSchema } from './owners.js';
 import { columnPath, nodesOfColumnWalk, walkColumns } from './walk.js';
 
 /** A downstream column a breaking change reaches. */
-export interface ReachedByChange {
-  /** datasetField id. */
-  readonly nodeId: string;
-  readonly dataset: string;
-  /** Column hops from the broken column. */
-  readonly distance: number;
-  /** Columns from the broken one to this one. */
-  readonly path: string[];
-  /** Owners of the column's dataset. */
-  readonly owners: Owner[];
-}
+export const ReachedByChangeSchema = Closed({
+  nodeId: Type.String({ description: 'datasetField id' }),
+  dataset: Type.String(),
+  distance: Type.Integer({ description: 'Column hops from the broken column' }),
+  path: Type.Array(Type.String(), { description: 'Columns from the broken one to this one' }),
+  owners: Type.Array(OwnerSchema, { description: "Owners of the column's dataset" }),
+});
+export type ReachedByChange = Static<typeof ReachedByChangeSchema>;
+
+const versionRef = () => Closed({ version: Type.String(), createdAt: Time() });
 
 /** The answer of a schema diff. */
-export interface SchemaDiffResult extends SchemaChange {
-  readonly dataset: string;
-  readonly from: { readonly version: string; readonly createdAt: string };
-  readonly to: { readonly version: string; readonly createdAt: string };
-  /** Downstream columns of removed and type-changed columns, by distance then nodeId. */
-  readonly reach: ReachedByChange[];
-  /** Jobs that read a broken column into a reached one, with their owners. */
-  readonly jobs: { readonly nodeId: string; readonly distance: number; readonly owners: Owner[] }[];
-  /** Everyone owning a reached column's dataset or such a job. */
-  readonly owners: { readonly name: string; readonly type: string | null; readonly nodes: string[] }[];
-}
+export const SchemaDiffResultSchema = Closed({
+  dataset: Type.String(),
+  from: versionRef(),
+  to: versionRef(),
+  ...schemaChangeProperties,
+  reach: Type.Array(ReachedByChangeSchema, {
+    description: 'Downstream columns of removed and type-changed columns, by distance then nodeId',
+  }),
+  jobs: Type.Array(
+    Closed({ nodeId: Type.String(), distance: Type.Integer(), owners: Type.Array(OwnerSchema) }),
+    { description: 'Jobs that read a broken column into a reached one, with their owners' },
+  ),
+  owners: Type.Array(OwnerRollupSchema, {
+    description: "Everyone owning a reached column's dataset or such a job",
+  }),
+});
+export type SchemaDiffResult = Static<typeof SchemaDiffResultSchema>;
 
 /**
  * Compares two versions of a dataset (by default the two newest: `from` the older). Throws NOT_FOUND when a

@@ -1,25 +1,29 @@
 /** Schema comparison of two dataset versions. Pure. */
+import { Closed, Nullable, Type, type Static } from '../core/json-schema.js';
 
 /** A column of a schema: its name (nested fields as `parent.child`) and type, null when the facet gave none. */
-export interface SchemaColumn {
-  readonly name: string;
-  readonly type: string | null;
-}
+export const SchemaColumnSchema = Closed({ name: Type.String(), type: Nullable(Type.String()) });
+export type SchemaColumn = Static<typeof SchemaColumnSchema>;
 
 /** A column whose type changed. */
-export interface TypeChange {
-  readonly name: string;
-  readonly fromType: string | null;
-  readonly toType: string | null;
-}
+export const TypeChangeSchema = Closed({
+  name: Type.String(),
+  fromType: Nullable(Type.String()),
+  toType: Nullable(Type.String()),
+});
+export type TypeChange = Static<typeof TypeChangeSchema>;
+
+/** The properties of a {@link SchemaChange}, for the answers that extend it. */
+export const schemaChangeProperties = {
+  added: Type.Array(SchemaColumnSchema),
+  removed: Type.Array(SchemaColumnSchema),
+  typeChanged: Type.Array(TypeChangeSchema),
+  breaking: Type.Boolean({ description: 'A column was removed or changed type' }),
+};
 
 /** What changed between two schemas. Removals and type changes are breaking: readers of the column fail. */
-export interface SchemaChange {
-  readonly added: SchemaColumn[];
-  readonly removed: SchemaColumn[];
-  readonly typeChanged: TypeChange[];
-  readonly breaking: boolean;
-}
+export const SchemaChangeSchema = Closed(schemaChangeProperties);
+export type SchemaChange = Static<typeof SchemaChangeSchema>;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -7,16 +7,13 @@ import { aliasesTouching, readAliases, type AliasRecord } from '../store/queries
 import { compareText, datasetNamed } from '../store/queries/lookup.js';
 import type { Catalog } from '../store/read-model.js';
 import type { AppDeps } from './deps.js';
-import type { EntityId } from './shapes.js';
-import {
-  listSchema,
-  pageParams,
-  parseJsonBody,
-  plainJson,
-  responses,
-  schemaRef,
-  storedText,
-} from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import type { EntityId } from './schemas/common.js';
+import { AliasSchema } from './schemas/dataset.js';
+import { parseJsonBody, storedText } from './json-body.js';
+import { pageParams } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { listSchema, responses } from './schemas/common.js';
 
 interface DatasetParams {
   namespace: string;
@@ -129,7 +126,7 @@ function registerAliasRoutes(
         summary: 'List dataset aliases, by alias namespace and name',
         description: 'Only aliases whose two datasets are both in namespaces the caller may read.',
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('aliases', 'Alias', true), 400),
+        response: responses(listSchema('aliases', AliasSchema, true), 400),
       },
     },
     async (request) => {
@@ -166,7 +163,7 @@ function registerAliasRoutes(
           required: ['namespace', 'name'],
           additionalProperties: false,
         },
-        response: responses(schemaRef('Alias'), 400, 404, 409),
+        response: responses(Ref(AliasSchema), 400, 404, 409),
       },
     },
     async (request) => {
@@ -217,7 +214,7 @@ function registerAliasRoutes(
         tags: TAGS,
         summary: 'Remove the alias of this dataset: lineage is again as the events named it',
         params,
-        response: responses(schemaRef('Alias'), 404),
+        response: responses(Ref(AliasSchema), 404),
       },
     },
     async (request) => {

@@ -5,14 +5,14 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { columnPaths } from '../analysis/column-paths.js';
+import { ColumnPathsResultSchema, columnPaths } from '../analysis/column-paths.js';
 import { resolveAnalysisNode, type AnalysisSource, type AnalysisTime } from '../analysis/context.js';
-import { IMPACT_CHANGES, impact, type ImpactChange } from '../analysis/impact.js';
-import { CAUSE_KINDS, rootCause } from '../analysis/root-cause.js';
-import { declaredLineage } from '../analysis/declared.js';
-import { graphDiff } from '../analysis/graph-diff.js';
-import { runDiff } from '../analysis/run-diff.js';
-import { schemaDiff } from '../analysis/schema-diff.js';
+import { IMPACT_CHANGES, ImpactResultSchema, impact, type ImpactChange } from '../analysis/impact.js';
+import { RootCauseResultSchema, rootCause } from '../analysis/root-cause.js';
+import { DeclaredLineageResultSchema, declaredLineage } from '../analysis/declared.js';
+import { GraphDiffResultSchema, graphDiff } from '../analysis/graph-diff.js';
+import { RunDiffResultSchema, runDiff } from '../analysis/run-diff.js';
+import { SchemaDiffResultSchema, schemaDiff } from '../analysis/schema-diff.js';
 import { HeadwaterError } from '../core/errors.js';
 import type { GraphNode, LineageDirection } from '../read-model/lineage-graph.js';
 import { runUuidOf } from '../core/ids.js';
@@ -20,268 +20,17 @@ import { latestEventTime } from '../store/queries/analysis.js';
 import type { AppDeps } from './deps.js';
 import { parseNodeId, type NodeId } from '../core/node-id.js';
 import { retainedAsOf, assertRetained } from './as-of.js';
-import {
-  arrayOf,
-  boolean,
-  integer,
-  nullable,
-  nullableNumber,
-  nullableString,
-  nullableTime,
-  object,
-  string,
-  strings,
-  time,
-} from './schema-parts.js';
-import { plainJson, responses } from './shapes.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
 
-// ---- schemas (documentation: responses are serialised with JSON.stringify, see plainJson) ------------------
-
-const owner = object({ name: string, type: nullableString });
-const ownerRollup = object({ name: string, type: nullableString, nodes: strings });
-const column = object({ name: string, type: nullableString });
-const typeChange = object({ name: string, fromType: nullableString, toType: nullableString });
-const schemaChangeProperties = {
-  added: arrayOf(column),
-  removed: arrayOf(column),
-  typeChanged: arrayOf(typeChange),
-  breaking: { ...boolean, description: 'A column was removed or changed type' },
-};
-const schemaChange = object(schemaChangeProperties);
-const transformation = object({
-  type: string,
-  subtype: string,
-  description: nullableString,
-  masking: boolean,
-});
-const columnHop = object({ origin: string, destination: string, transformations: arrayOf(transformation) });
-const numberChange = object({ from: nullableNumber, to: nullableNumber, change: nullableNumber });
+/** A time in a query string. */
+const timeParam = { type: 'string', format: 'date-time' } as const;
 
 const nodeIdParam = {
   type: 'string',
   description:
     'dataset:<namespace>:<name>, datasetField:<namespace>:<dataset>:<field> or job:<namespace>:<name>',
 } as const;
-
-const rootCauseSchema = object({
-  target: string,
-  at: { ...time, description: 'The moment looked at: "now" for staleness' },
-  lastGoodRunAt: { ...nullableTime, description: "End of the target's last COMPLETED write" },
-  checked: object({ datasets: integer, jobs: integer }),
-  causes: arrayOf(
-    object({
-      kind: { type: 'string', enum: CAUSE_KINDS },
-      nodeId: string,
-      distance: { ...integer, description: 'Edges from the target' },
-      path: { ...strings, description: 'Node ids from the target to nodeId' },
-      message: string,
-      errorMessage: nullableString,
-      run: nullable(
-        object({
-          id: string,
-          state: string,
-          startedAt: nullableTime,
-          endedAt: nullableTime,
-          contradictoryStates: {
-            ...strings,
-            description:
-              'Every terminal state the run reported when they contradict each other (FAIL, then COMPLETE), most severe first; else empty',
-          },
-        }),
-      ),
-      assertions: arrayOf(
-        object({
-          assertion: string,
-          column: string,
-          name: nullableString,
-          severity: nullableString,
-          expected: nullableString,
-          actual: nullableString,
-          runId: string,
-          at: time,
-        }),
-      ),
-      staleness: nullable(
-        object({
-          lastWriteAt: { ...time, description: 'The last completed write, by any job' },
-          medianIntervalMs: { type: 'number', description: 'The usual interval: that of `job`' },
-          ageMs: { type: 'number' },
-          thresholdMs: { type: 'number' },
-          writes: integer,
-          job: { ...string, description: 'The writer that writes the dataset most often' },
-          floorMs: {
-            type: 'number',
-            description: 'Writes closer than this count as one; the least interval',
-          },
-          writers: arrayOf(
-            object({ job: string, lastWriteAt: time, medianIntervalMs: { type: 'number' }, writes: integer }),
-          ),
-        }),
-      ),
-      schemaChange: nullable(
-        object({
-          ...schemaChangeProperties,
-          fromVersion: string,
-          toVersion: string,
-          createdAt: time,
-          createdByRun: nullableString,
-        }),
-      ),
-    }),
-  ),
-});
-
-const impactSchema = object({
-  start: string,
-  change: { type: 'string', enum: IMPACT_CHANGES },
-  changes: arrayOf(
-    object({
-      dataset: string,
-      fromVersion: nullableString,
-      toVersion: nullableString,
-      ...schemaChangeProperties,
-      brokenColumns: strings,
-    }),
-  ),
-  breaking: { ...boolean, description: 'Some downstream node is at level breaking' },
-  nodes: arrayOf(
-    object({
-      nodeId: string,
-      kind: { type: 'string', enum: ['dataset', 'job'] },
-      distance: integer,
-      level: { type: 'string', enum: ['breaking', 'direct', 'indirect'] },
-      via: { ...string, description: 'The node before this one on a shortest path from the start' },
-      owners: arrayOf(owner),
-      columns: strings,
-      breakingColumns: strings,
-    }),
-  ),
-  owners: arrayOf(ownerRollup),
-});
-
-const versionRef = object({ version: string, createdAt: time });
-const schemaDiffSchema = object({
-  dataset: string,
-  from: versionRef,
-  to: versionRef,
-  ...schemaChangeProperties,
-  reach: arrayOf(
-    object({ nodeId: string, dataset: string, distance: integer, path: strings, owners: arrayOf(owner) }),
-  ),
-  jobs: arrayOf(object({ nodeId: string, distance: integer, owners: arrayOf(owner) })),
-  owners: arrayOf(ownerRollup),
-});
-
-const runSummary = object({
-  id: string,
-  job: string,
-  state: string,
-  startedAt: nullableTime,
-  endedAt: nullableTime,
-  durationMs: { type: ['integer', 'null'] },
-});
-const datasetDiff = object({
-  dataset: string,
-  status: { type: 'string', enum: ['added', 'removed', 'unchanged', 'versionChanged'] },
-  fromVersion: nullableString,
-  toVersion: nullableString,
-  schemaChange: nullable(schemaChange),
-  rowCount: numberChange,
-});
-const flippedAssertion = object({
-  dataset: string,
-  assertion: string,
-  column: string,
-  name: nullableString,
-  from: boolean,
-  to: boolean,
-});
-const edgeChange = object({ direction: { type: 'string', enum: ['input', 'output'] }, dataset: string });
-const runDiffSchema = object({
-  from: runSummary,
-  to: runSummary,
-  sameJob: boolean,
-  duration: numberChange,
-  inputs: arrayOf(datasetDiff),
-  outputs: arrayOf(datasetDiff),
-  edges: object({ added: arrayOf(edgeChange), removed: arrayOf(edgeChange) }),
-  assertions: arrayOf(flippedAssertion),
-});
-
-const columnPathsSchema = object({
-  start: string,
-  direction: { type: 'string', enum: ['upstream', 'downstream'] },
-  columns: arrayOf(
-    object({
-      nodeId: string,
-      dataset: string,
-      field: string,
-      distance: integer,
-      via: { ...string, description: 'The column one hop closer to the start on a shortest path' },
-      transformations: arrayOf(transformation),
-    }),
-  ),
-  edges: arrayOf(columnHop),
-});
-
-const runAtTime = object({
-  id: string,
-  state: string,
-  startedAt: nullableTime,
-  endedAt: nullableTime,
-  durationMs: { type: ['integer', 'null'] },
-});
-const graphEdge = object({ origin: string, destination: string });
-const graphDiffSchema = object({
-  nodeId: string,
-  from: time,
-  to: time,
-  depth: integer,
-  direction: { type: 'string', enum: ['upstream', 'downstream', 'both'] },
-  nodes: object({ added: strings, removed: strings, unchanged: integer }),
-  edges: object({ added: arrayOf(graphEdge), removed: arrayOf(graphEdge), unchanged: integer }),
-  datasets: arrayOf(
-    object({
-      dataset: string,
-      fromVersion: nullableString,
-      toVersion: nullableString,
-      schemaChange: nullable(schemaChange),
-      rowCount: numberChange,
-    }),
-  ),
-  jobs: arrayOf(
-    object({ job: string, from: nullable(runAtTime), to: nullable(runAtTime), duration: numberChange }),
-  ),
-  assertions: arrayOf(flippedAssertion),
-});
-
-const jobEdge = object({
-  job: string,
-  direction: { type: 'string', enum: ['input', 'output'] },
-  dataset: string,
-});
-const declaredLineageSchema = object({
-  job: string,
-  at: { ...time, description: 'The moment looked at: declarations and runs later than it are ignored' },
-  jobs: arrayOf(
-    object({
-      job: string,
-      parents: {
-        ...arrayOf(string),
-        description:
-          'The jobs of this answer it is a child job of (a node reused by two pipelines names both)',
-      },
-      declaredAt: { ...nullableTime, description: "The eventTime of the job's latest JobEvent; null: none" },
-      run: nullable(object({ id: string, startedAt: nullableTime, endedAt: nullableTime })),
-      declared: integer,
-      observed: integer,
-      notObserved: integer,
-      undeclared: integer,
-    }),
-  ),
-  declaredNotObserved: arrayOf(jobEdge),
-  observedNotDeclared: arrayOf(jobEdge),
-});
 
 // ---- helpers -----------------------------------------------------------------------------------------------
 
@@ -356,10 +105,13 @@ function registerAnalysisRoutes(
               description:
                 'dataset:<namespace>:<name>, datasetField:...:<field>, or job:<namespace>:<name> (a task that failed before writing its output); for a job, schema changes are not reported',
             },
-            at: { ...time, description: '"Now" for staleness; default: the newest event time in the store' },
+            at: {
+              ...timeParam,
+              description: '"Now" for staleness; default: the newest event time in the store',
+            },
           },
         },
-        response: responses(rootCauseSchema, 400, 404, 410),
+        response: responses(RootCauseResultSchema, 400, 404, 410),
       },
     },
     async (request) => {
@@ -392,7 +144,7 @@ function registerAnalysisRoutes(
             change: { type: 'string', enum: IMPACT_CHANGES, default: 'latest' },
           },
         },
-        response: responses(impactSchema, 400, 404),
+        response: responses(ImpactResultSchema, 400, 404),
       },
     },
     async (request) => {
@@ -424,7 +176,7 @@ function registerAnalysisRoutes(
             to: { type: 'string', format: 'uuid', description: 'The newer version; default: the newest' },
           },
         },
-        response: responses(schemaDiffSchema, 400, 404),
+        response: responses(SchemaDiffResultSchema, 400, 404),
       },
     },
     async (request) => {
@@ -455,7 +207,7 @@ function registerAnalysisRoutes(
             to: { type: 'string', description: 'The later run id' },
           },
         },
-        response: responses(runDiffSchema, 400, 404),
+        response: responses(RunDiffResultSchema, 400, 404),
       },
     },
     (request) => runDiff(source, runUuidOf(request.query.from), runUuidOf(request.query.to)),
@@ -483,12 +235,12 @@ function registerAnalysisRoutes(
           properties: {
             nodeId: { ...nodeIdParam, description: 'job:<namespace>:<name>' },
             at: {
-              ...time,
+              ...timeParam,
               description: 'Ignore what came later; default: the newest event time in the store',
             },
           },
         },
-        response: responses(declaredLineageSchema, 400, 404),
+        response: responses(DeclaredLineageResultSchema, 400, 404),
       },
     },
     async (request) => {
@@ -524,7 +276,7 @@ function registerAnalysisRoutes(
             depth: { type: 'integer', minimum: 0, maximum: 1000, default: 20 },
           },
         },
-        response: responses(columnPathsSchema, 400, 404),
+        response: responses(ColumnPathsResultSchema, 400, 404),
       },
     },
     (request) => {
@@ -559,13 +311,13 @@ function registerAnalysisRoutes(
           required: ['nodeId', 'from'],
           properties: {
             nodeId: { ...nodeIdParam, description: 'dataset:<namespace>:<name> or job:<namespace>:<name>' },
-            from: { ...time, description: 'The earlier time' },
-            to: { ...time, description: 'The later time; default: the newest event time in the store' },
+            from: { ...timeParam, description: 'The earlier time' },
+            to: { ...timeParam, description: 'The later time; default: the newest event time in the store' },
             depth: { type: 'integer', minimum: 0, maximum: 1000, default: 20 },
             direction: { type: 'string', enum: ['upstream', 'downstream', 'both'], default: 'both' },
           },
         },
-        response: responses(graphDiffSchema, 400, 404, 410),
+        response: responses(GraphDiffResultSchema, 400, 404, 410),
       },
     },
     async (request) => {

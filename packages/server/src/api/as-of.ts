@@ -20,18 +20,12 @@ import { jobTags, type JobRecord } from '../store/queries/jobs.js';
 import { runExecutions, runIo, type RunRecord } from '../store/queries/runs.js';
 import type { ServerConfig } from '../config/server-config.js';
 import type { AppDeps } from './deps.js';
-import {
-  datasetJson,
-  datasetNodeData,
-  jobJson,
-  jobNodeData,
-  runJson,
-  type DatasetJson,
-  type DatasetNodeData,
-  type JobJson,
-  type JobNodeData,
-  type RunJson,
-} from './shapes.js';
+import { datasetJson, datasetNodeData } from './json/dataset.js';
+import { jobJson, jobNodeData } from './json/job.js';
+import { runJson } from './json/run.js';
+import type { DatasetJson, DatasetNodeData } from './schemas/dataset.js';
+import type { JobJson, JobNodeData } from './schemas/job.js';
+import type { RunJson } from './schemas/run.js';
 
 /**
  * Time travel: the read API's shapes as they were at an event time. Each loader takes what the history tables

@@ -7,6 +7,10 @@ import { compareText as compare, datasetNamedOrLinked, jobNamed } from '../store
 import type { AppDeps } from './deps.js';
 import { parseNodeId } from '../core/node-id.js';
 import { asOfParam, loadDatasetRecordsAsOf, retainedAsOf } from './as-of.js';
+import { Ref } from '../core/json-schema.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
+import { ColumnLineageGraphSchema } from './schemas/lineage.js';
 
 interface ColumnLineageQuery {
   nodeId: string;
@@ -34,6 +38,7 @@ function registerColumnLineageRoutes(
   app.get<{ Querystring: ColumnLineageQuery }>(
     '/api/v1/column-lineage',
     {
+      ...plainJson,
       schema: {
         tags: ['Lineage'],
         summary: 'Column-level lineage around a dataset, a column or a job',
@@ -72,6 +77,7 @@ function registerColumnLineageRoutes(
             asOf: asOfParam,
           },
         },
+        response: responses(Ref(ColumnLineageGraphSchema), 400, 404, 410),
       },
     },
     async (request) => {

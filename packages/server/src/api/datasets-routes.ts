@@ -19,20 +19,18 @@ import { datasetNamed, datasetNamedOrLinked, namespaceNamed } from '../store/que
 import { aliasFieldsOf } from './aliases-routes.js';
 import type { AppDeps } from './deps.js';
 import { asOfParam, loadDatasetAsOf, retainedAsOf } from './as-of.js';
+import { Ref } from '../core/json-schema.js';
+import { datasetsJson, datasetVersionJson, loadDatasets } from './json/dataset.js';
+import { loadRuns } from './json/run.js';
+import { pageParams, type PageQuery } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { listSchema, responses } from './schemas/common.js';
 import {
-  datasetsJson,
-  datasetVersionJson,
-  listSchema,
-  loadDatasets,
-  loadRuns,
-  pageParams,
-  plainJson,
-  responses,
-  schemaRef,
   type DatasetJson,
+  DatasetSchema,
   type DatasetVersionJson,
-  type PageQuery,
-} from './shapes.js';
+  DatasetVersionSchema,
+} from './schemas/dataset.js';
 
 interface DatasetParams {
   namespace: string;
@@ -104,7 +102,7 @@ function registerDatasetRoutes(
         summary: 'List the datasets of a namespace, ordered by name (soft-deleted ones left out)',
         params: { type: 'object', properties: { namespace: text }, required: ['namespace'] },
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('datasets', 'Dataset', true), 400, 404),
+        response: responses(listSchema('datasets', DatasetSchema, true), 400, 404),
       },
     },
     async (request) => {
@@ -129,7 +127,7 @@ function registerDatasetRoutes(
           'With `asOf`, the dataset as it was then: its version, schema, facets and column lineage.',
         params: params(),
         querystring: { type: 'object', properties: { asOf: asOfParam } },
-        response: responses(schemaRef('Dataset'), 400, 404, 410),
+        response: responses(Ref(DatasetSchema), 400, 404, 410),
       },
     },
     async (request) => {
@@ -158,7 +156,7 @@ function registerDatasetRoutes(
         tags: TAGS,
         summary: 'Soft-delete a dataset: hidden until the next event that names it',
         params: params(),
-        response: responses(schemaRef('Dataset'), 404),
+        response: responses(Ref(DatasetSchema), 404),
       },
     },
     async (request) => {
@@ -180,7 +178,7 @@ function registerDatasetRoutes(
         summary: 'List the versions of a dataset, newest first',
         params: params(),
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('versions', 'DatasetVersion', true), 400, 404),
+        response: responses(listSchema('versions', DatasetVersionSchema, true), 400, 404),
       },
     },
     async (request) => {
@@ -204,7 +202,7 @@ function registerDatasetRoutes(
         tags: TAGS,
         summary: 'Get a version of a dataset, with the run that created it',
         params: params('version'),
-        response: responses(schemaRef('DatasetVersion'), 404),
+        response: responses(Ref(DatasetVersionSchema), 404),
       },
     },
     async (request) => {
@@ -233,7 +231,7 @@ function registerDatasetRoutes(
         tags: TAGS,
         summary: 'Tag a dataset (a tag that does not exist yet is created)',
         params: params('tag'),
-        response: responses(schemaRef('Dataset'), 404),
+        response: responses(Ref(DatasetSchema), 404),
       },
     },
     async (request) => {
@@ -252,7 +250,7 @@ function registerDatasetRoutes(
         tags: TAGS,
         summary: 'Remove a tag from a dataset',
         params: params('tag'),
-        response: responses(schemaRef('Dataset'), 404),
+        response: responses(Ref(DatasetSchema), 404),
       },
     },
     async (request) => {
@@ -291,7 +289,7 @@ function registerDatasetRoutes(
         tags: TAGS,
         summary: 'Tag a field of a dataset (the tag name is upper-cased, as in Marquez)',
         params: params('field', 'tag'),
-        response: responses(schemaRef('Dataset'), 404),
+        response: responses(Ref(DatasetSchema), 404),
       },
     },
     async (request) => {
@@ -311,7 +309,7 @@ function registerDatasetRoutes(
         tags: TAGS,
         summary: 'Remove a tag from a field of a dataset (the tag name is upper-cased, as in Marquez)',
         params: params('field', 'tag'),
-        response: responses(schemaRef('Dataset'), 404),
+        response: responses(Ref(DatasetSchema), 404),
       },
     },
     async (request) => {

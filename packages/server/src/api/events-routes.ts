@@ -6,7 +6,8 @@ import { namespacesOf } from '../security/access.js';
 
 /** Events read at a time when a namespace-scoped caller's events are filtered. */
 const SCAN_CHUNK = 1000;
-import { pageParams, responses } from './shapes.js';
+import { pageParams } from './paging.js';
+import { responses } from './schemas/common.js';
 
 type EventKindParam = 'RUN' | 'DATASET' | 'JOB';
 

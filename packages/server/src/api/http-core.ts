@@ -5,7 +5,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError, asHeadwaterError } from '../core/errors.js';
 import { isStoreUnavailable, type StoreHealth } from '../store/availability.js';
-import { NO_NUL_PATTERN } from './shapes.js';
+import { NO_NUL_PATTERN } from './json-body.js';
 
 /** What the HTTP core needs: the body limit (for its message) and, where there is a store, its health. */
 export interface HttpCoreDeps {

@@ -16,20 +16,14 @@ import type { ServerConfig } from '../config/server-config.js';
 import type { AppDeps } from './deps.js';
 import { readableNamespaces } from './visibility.js';
 import { asOfParam, loadJobAsOf, retainedAsOf } from './as-of.js';
-import {
-  jobsJson,
-  jobVersionJson,
-  listSchema,
-  loadJobs,
-  loadRuns,
-  pageParams,
-  plainJson,
-  responses,
-  runsJson,
-  schemaRef,
-  type JobJson,
-  type PageQuery,
-} from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { jobsJson, jobVersionJson, loadJobs } from './json/job.js';
+import { loadRuns, runsJson } from './json/run.js';
+import { pageParams, type PageQuery } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { listSchema, responses } from './schemas/common.js';
+import { type JobJson, JobSchema, JobVersionSchema } from './schemas/job.js';
+import { RunSchema } from './schemas/run.js';
 
 interface JobParams {
   namespace: string;
@@ -99,7 +93,7 @@ function registerJobRoutes(app: FastifyInstance, deps: JobRouteDeps, done: (erro
         tags: TAGS,
         summary: 'List the jobs of all namespaces, most recently updated first',
         querystring: jobListQuery,
-        response: responses(listSchema('jobs', 'Job', true), 400),
+        response: responses(listSchema('jobs', JobSchema, true), 400),
       },
     },
     (request) =>
@@ -121,7 +115,7 @@ function registerJobRoutes(app: FastifyInstance, deps: JobRouteDeps, done: (erro
         summary: 'List the jobs of a namespace, most recently updated first',
         params: { type: 'object', properties: { namespace: text }, required: ['namespace'] },
         querystring: jobListQuery,
-        response: responses(listSchema('jobs', 'Job', true), 400, 404),
+        response: responses(listSchema('jobs', JobSchema, true), 400, 404),
       },
     },
     (request) =>
@@ -144,7 +138,7 @@ function registerJobRoutes(app: FastifyInstance, deps: JobRouteDeps, done: (erro
         description: 'With `asOf`, the job as it was then: its edges, runs, run states, version and facets.',
         params: params(),
         querystring: { type: 'object', properties: { asOf: asOfParam } },
-        response: responses(schemaRef('Job'), 400, 404, 410),
+        response: responses(Ref(JobSchema), 400, 404, 410),
       },
     },
     async (request) => {
@@ -170,7 +164,7 @@ function registerJobRoutes(app: FastifyInstance, deps: JobRouteDeps, done: (erro
         tags: TAGS,
         summary: 'Soft-delete a job: hidden until the next event that names it',
         params: params(),
-        response: responses(schemaRef('Job'), 404),
+        response: responses(Ref(JobSchema), 404),
       },
     },
     async (request) => {
@@ -191,7 +185,7 @@ function registerJobRoutes(app: FastifyInstance, deps: JobRouteDeps, done: (erro
         summary: 'List the versions of a job, newest first',
         params: params(),
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('versions', 'JobVersion', false), 400, 404),
+        response: responses(listSchema('versions', JobVersionSchema, false), 400, 404),
       },
     },
     async (request) => {
@@ -222,7 +216,7 @@ function registerJobRoutes(app: FastifyInstance, deps: JobRouteDeps, done: (erro
         tags: TAGS,
         summary: 'Get a version of a job',
         params: params('version'),
-        response: responses(schemaRef('JobVersion'), 404),
+        response: responses(Ref(JobVersionSchema), 404),
       },
     },
     async (request) => {
@@ -253,7 +247,7 @@ function registerJobRoutes(app: FastifyInstance, deps: JobRouteDeps, done: (erro
         summary: 'List the runs of a job, newest first (by startedAt, runs that never started last)',
         params: params(),
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('runs', 'Run', true), 400, 404),
+        response: responses(listSchema('runs', RunSchema, true), 400, 404),
       },
     },
     async (request) => {
@@ -274,7 +268,7 @@ function registerJobRoutes(app: FastifyInstance, deps: JobRouteDeps, done: (erro
         tags: TAGS,
         summary: 'Tag a job (a tag that does not exist yet is created)',
         params: params('tag'),
-        response: responses(schemaRef('Job'), 404),
+        response: responses(Ref(JobSchema), 404),
       },
     },
     async (request) => {
@@ -292,7 +286,7 @@ function registerJobRoutes(app: FastifyInstance, deps: JobRouteDeps, done: (erro
         tags: TAGS,
         summary: 'Remove a tag from a job',
         params: params('tag'),
-        response: responses(schemaRef('Job'), 404),
+        response: responses(Ref(JobSchema), 404),
       },
     },
     async (request) => {

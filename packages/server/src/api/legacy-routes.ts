@@ -23,18 +23,18 @@ import { findRuns } from '../store/queries/runs.js';
 import { findSource } from '../store/queries/sources.js';
 import type { AppDeps } from './deps.js';
 import { forbiddenReason, outcomeError } from './ingest-routes.js';
-import {
-  loadDatasets,
-  loadJobs,
-  loadRuns,
-  NO_NUL_PATTERN,
-  parseJsonBody,
-  plainJson,
-  responses,
-  schemaRef,
-  sourceJson,
-  storedText,
-} from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { NO_NUL_PATTERN, parseJsonBody, storedText } from './json-body.js';
+import { loadDatasets } from './json/dataset.js';
+import { loadJobs } from './json/job.js';
+import { sourceJson } from './json/namespace.js';
+import { loadRuns } from './json/run.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
+import { DatasetSchema } from './schemas/dataset.js';
+import { JobSchema } from './schemas/job.js';
+import { SourceSchema } from './schemas/namespace.js';
+import { RunSchema } from './schemas/run.js';
 
 /**
  * What the legacy write routes need: the front door they send their events through, the writer that tags, the
@@ -186,7 +186,7 @@ function registerLegacyRoutes(
           },
           required: ['type', 'connectionUrl'],
         },
-        response: responses(schemaRef('Source'), 400, 401, 403),
+        response: responses(Ref(SourceSchema), 400, 401, 403),
       },
     },
     async (request) => {
@@ -248,7 +248,7 @@ function registerLegacyRoutes(
           },
           required: ['type', 'sourceName'],
         },
-        response: responses(schemaRef('Dataset'), 400, 401, 403, 404, 422),
+        response: responses(Ref(DatasetSchema), 400, 401, 403, 404, 422),
       },
     },
     async (request) => {
@@ -326,7 +326,7 @@ function registerLegacyRoutes(
           },
           required: ['type'],
         },
-        response: responses(schemaRef('Job'), 400, 401, 403, 404, 422),
+        response: responses(Ref(JobSchema), 400, 401, 403, 404, 422),
       },
     },
     async (request) => {
@@ -390,7 +390,7 @@ function registerLegacyRoutes(
             args: { type: ['object', 'null'], additionalProperties: storedText },
           },
         },
-        response: created(responses(schemaRef('Run'), 400, 401, 403, 404, 409, 422)),
+        response: created(responses(Ref(RunSchema), 400, 401, 403, 404, 409, 422)),
       },
     },
     async (request, reply) => {
@@ -449,7 +449,7 @@ function registerLegacyRoutes(
             type: 'object',
             properties: { at: { type: 'string', description: 'When (ISO-8601); now if absent' } },
           },
-          response: responses(schemaRef('Run'), 400, 401, 403, 404, 422),
+          response: responses(Ref(RunSchema), 400, 401, 403, 404, 422),
         },
       },
       async (request) => {

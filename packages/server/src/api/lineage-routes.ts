@@ -11,18 +11,18 @@ import type { AppDeps } from './deps.js';
 import { nodeIdOf, parseNodeId } from '../core/node-id.js';
 import { NodeDataCache } from './node-data-cache.js';
 import { asOfParam, loadDatasetNodeDataAsOf, loadJobNodeDataAsOf, retainedAsOf } from './as-of.js';
-import { loadDatasetNodeData, loadJobNodeData } from './shapes.js';
+import { loadDatasetNodeData } from './json/dataset.js';
+import { loadJobNodeData } from './json/job.js';
+import { Ref } from '../core/json-schema.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
+import { LineageGraphSchema, type LineageEdgeJson as Edge } from './schemas/lineage.js';
 
 interface LineageQuery {
   nodeId: string;
   depth: number;
   direction?: string;
   asOf?: string;
-}
-
-interface Edge {
-  origin: string;
-  destination: string;
 }
 
 /** Node data as JSON text, as the cache holds it. */
@@ -72,6 +72,7 @@ function registerLineageRoutes(
   app.get<{ Querystring: LineageQuery }>(
     '/api/v1/lineage',
     {
+      ...plainJson,
       schema: {
         tags: ['Lineage'],
         summary: 'The lineage graph around a dataset or job',
@@ -106,6 +107,7 @@ function registerLineageRoutes(
             asOf: asOfParam,
           },
         },
+        response: responses(Ref(LineageGraphSchema), 400, 404, 410),
       },
     },
     async (request, reply) => {

@@ -5,18 +5,13 @@ import type { IngestPipeline } from '../accept/pipeline.js';
 import { findNamespace, listNamespaces } from '../store/queries/namespaces.js';
 import { namespaceNotFound } from '../store/queries/lookup.js';
 import type { AppDeps } from './deps.js';
-import {
-  listSchema,
-  namespaceJson,
-  NO_NUL_PATTERN,
-  pageParams,
-  parseJsonBody,
-  plainJson,
-  responses,
-  schemaRef,
-  storedText,
-  type PageQuery,
-} from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { NO_NUL_PATTERN, parseJsonBody, storedText } from './json-body.js';
+import { namespaceJson } from './json/namespace.js';
+import { pageParams, type PageQuery } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { listSchema, responses } from './schemas/common.js';
+import { NamespaceSchema } from './schemas/namespace.js';
 
 /** Marquez's rule for namespace names (NamespaceName.java), enforced where a client creates one. */
 const NAMESPACE_NAME = /^[a-zA-Z:;=/0-9_\-.@+]{1,1024}$/;
@@ -52,7 +47,7 @@ function registerNamespaceRoutes(
         tags: ['Namespaces'],
         summary: 'List namespaces, ordered by name (soft-deleted ones included, with isHidden true)',
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('namespaces', 'Namespace', false), 400),
+        response: responses(listSchema('namespaces', NamespaceSchema, false), 400),
       },
     },
     async (request) => {
@@ -75,7 +70,7 @@ function registerNamespaceRoutes(
         tags: ['Namespaces'],
         summary: 'Get a namespace',
         params: namespaceParams,
-        response: responses(schemaRef('Namespace'), 404),
+        response: responses(Ref(NamespaceSchema), 404),
       },
     },
     async (request) => {
@@ -101,7 +96,7 @@ function registerNamespaceRoutes(
           },
           required: ['ownerName'],
         },
-        response: responses(schemaRef('Namespace'), 400),
+        response: responses(Ref(NamespaceSchema), 400),
       },
       preValidation: parseJsonBody,
     },
@@ -129,7 +124,7 @@ function registerNamespaceRoutes(
         summary:
           'Soft-delete a namespace with its datasets and jobs (the next event naming them brings them back)',
         params: namespaceParams,
-        response: responses(schemaRef('Namespace'), 404),
+        response: responses(Ref(NamespaceSchema), 404),
       },
     },
     async (request) => {

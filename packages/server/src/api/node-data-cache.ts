@@ -1,6 +1,7 @@
 import type { ReadDelta } from '../store/read-delta.js';
 import { LruMap } from '../store/model-state.js';
-import type { DatasetNodeData, JobNodeData } from './shapes.js';
+import type { DatasetNodeData } from './schemas/dataset.js';
+import type { JobNodeData } from './schemas/job.js';
 
 /**
  * The JSON text of lineage node data (DatasetData, JobData with its latest run), kept between requests.

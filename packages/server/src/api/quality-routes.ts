@@ -4,75 +4,15 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { datasetQuality, runQuality } from '../analysis/quality.js';
+import { DatasetQualitySchema, RunQualitySchema, datasetQuality, runQuality } from '../analysis/quality.js';
 import { HeadwaterError } from '../core/errors.js';
 import { runUuidOf } from '../core/ids.js';
 import { findRuns } from '../store/queries/runs.js';
 import { datasetNamedOrLinked } from '../store/queries/lookup.js';
 import type { AppDeps } from './deps.js';
-import {
-  arrayOf,
-  boolean,
-  nullable,
-  nullableNumber,
-  nullableString,
-  object,
-  string,
-  time,
-} from './schema-parts.js';
-import { plainJson, responses } from './shapes.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
 
-const name = object({ namespace: string, name: string });
-const resultProperties = {
-  success: boolean,
-  severity: nullableString,
-  expected: nullableString,
-  actual: nullableString,
-  runId: string,
-  at: time,
-};
-const result = object(resultProperties);
-const identity = {
-  ...string,
-  description: 'What makes results the same assertion: `n:<name>` when named, else `t:<type>:<column>`',
-};
-const assertion = object({
-  identity,
-  assertion: { ...string, description: "The assertion's type (not_null, unique, ...)" },
-  column: { ...string, description: "'' for the whole dataset" },
-  name: nullableString,
-  description: nullableString,
-  latest: result,
-  history: { ...arrayOf(result), description: 'Newest first' },
-});
-const statisticsProperties = { rowCount: nullableNumber, bytes: nullableNumber, fileCount: nullableNumber };
-const statistics = object(statisticsProperties);
-const columnMetrics = object({
-  column: string,
-  nullCount: nullableNumber,
-  distinctCount: nullableNumber,
-  count: nullableNumber,
-  sum: nullableNumber,
-  min: nullableNumber,
-  max: nullableNumber,
-});
-const observation = object({
-  runId: string,
-  job: name,
-  dataset: name,
-  state: string,
-  at: { ...time, description: 'When the run ended, else started, else was first seen' },
-  output: { ...nullable(statistics), description: 'outputStatistics: what the run wrote' },
-  input: { ...nullable(statistics), description: 'inputStatistics: what the run read' },
-  metrics: {
-    ...nullable(object({ ...statisticsProperties, columns: arrayOf(columnMetrics) })),
-    description:
-      'dataQualityMetrics: the dataset as the run saw it, with null and distinct counts per column',
-  },
-  assertions: arrayOf(
-    object({ identity, assertion: string, column: string, name: nullableString, ...resultProperties }),
-  ),
-});
 const limit = (description: string, fallback: number) => ({
   type: 'integer',
   minimum: 1,
@@ -116,7 +56,7 @@ function registerQualityRoutes(
           "dataset's dataQualityAssertions facet use the same latest results.",
         params: {
           type: 'object',
-          properties: { namespace: string, dataset: string },
+          properties: { namespace: { type: 'string' }, dataset: { type: 'string' } },
           required: ['namespace', 'dataset'],
         },
         querystring: {
@@ -126,7 +66,7 @@ function registerQualityRoutes(
             runs: limit('Runs with statistics, metrics or assertions, newest first', 100),
           },
         },
-        response: responses(object({ assertions: arrayOf(assertion), runs: arrayOf(observation) }), 400, 404),
+        response: responses(DatasetQualitySchema, 400, 404),
       },
     },
     async (request) => {
@@ -142,8 +82,8 @@ function registerQualityRoutes(
       schema: {
         tags: ['Quality'],
         summary: 'What a run reported about its datasets: statistics, quality metrics and assertions',
-        params: { type: 'object', properties: { id: string }, required: ['id'] },
-        response: responses(object({ runId: string, datasets: arrayOf(observation) }), 404),
+        params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        response: responses(RunQualitySchema, 404),
       },
     },
     async (request) => {

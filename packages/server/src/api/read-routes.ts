@@ -6,7 +6,7 @@ import { namespaceRoutes, type NamespaceRouteDeps } from './namespaces-routes.js
 import { qualityRoutes, type QualityRouteDeps } from './quality-routes.js';
 import { runRoutes, type RunRouteDeps } from './runs-routes.js';
 import { searchRoutes, type SearchRouteDeps } from './search-routes.js';
-import { sharedSchemas } from './shapes.js';
+import { sharedSchemas } from './schemas/shared.js';
 import { sourceRoutes, type SourceRouteDeps } from './sources-routes.js';
 import { statsRoutes, type StatsRouteDeps } from './stats-routes.js';
 import { tagRoutes, type TagRouteDeps } from './tags-routes.js';

@@ -7,19 +7,14 @@ import { latestFacets } from '../store/queries/facets.js';
 import { facetsAsOf } from '../store/queries/history.js';
 import { findRuns } from '../store/queries/runs.js';
 import type { AppDeps } from './deps.js';
-import { runChildren } from './run-children.js';
-import { arrayOf, boolean, integer, nullableNumber, nullableTime, object, string } from './schema-parts.js';
-import {
-  MAX_PAGE,
-  loadRuns,
-  plainJson,
-  responses,
-  runErrorSchema,
-  schemaRef,
-  staleRunSchema,
-  contradictoryStatesSchema,
-  type PageQuery,
-} from './shapes.js';
+import { runChildren } from './json/run-children.js';
+import { Ref } from '../core/json-schema.js';
+import { loadRuns } from './json/run.js';
+import { MAX_PAGE, type PageQuery } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
+import { RunChildrenSchema } from './schemas/run-children.js';
+import { RunSchema } from './schemas/run.js';
 
 const runParams = {
   type: 'object',
@@ -35,65 +30,6 @@ const runParams = {
 
 /** The most children one page holds: a pipeline of a few thousand nodes fits in one or two pages. */
 const MAX_CHILDREN_PAGE = 2000;
-
-const childDataset = object({
-  namespace: string,
-  name: string,
-  version: { ...string, description: 'The dataset version the child read or wrote' },
-  rowCount: {
-    ...nullableNumber,
-    description: 'From the inputStatistics (inputs) or outputStatistics (outputs) facet',
-  },
-  bytes: { ...nullableNumber, description: 'size from the same facet' },
-  fileCount: nullableNumber,
-});
-const childProperties = {
-  runId: { ...string, format: 'uuid' },
-  job: schemaRef('EntityId'),
-  state: { type: 'string', enum: ['NEW', 'RUNNING', 'COMPLETED', 'ABORTED', 'FAILED'] },
-  startedAt: { ...nullableTime, description: 'The earliest START, else the earliest RUNNING' },
-  endedAt: { ...nullableTime, description: 'The terminal event' },
-  durationMs: { type: ['integer', 'null'], description: 'endedAt - startedAt' },
-  ran: {
-    ...boolean,
-    description:
-      'false for a child that never started: ABORTED without START or RUNNING (a failure elsewhere stopped it), or NEW',
-  },
-  error: runErrorSchema,
-  inputs: arrayOf(childDataset),
-  outputs: arrayOf(childDataset),
-  stale: staleRunSchema,
-  contradictoryStates: contradictoryStatesSchema,
-};
-// Every property is always there but `stale` and `contradictoryStates`, as on a Run.
-const childRun = {
-  ...object(childProperties),
-  required: Object.keys(childProperties).filter((key) => key !== 'stale' && key !== 'contradictoryStates'),
-};
-const runChildrenSchema = object({
-  runId: { ...string, format: 'uuid' },
-  totalCount: { ...integer, description: 'Children on all pages' },
-  states: {
-    type: 'object',
-    additionalProperties: integer,
-    description: 'Children on all pages by state (only states that occur)',
-  },
-  neverRanCount: { ...integer, description: 'Children on all pages that never ran (ran: false)' },
-  children: {
-    ...arrayOf(childRun),
-    description: 'In the order they ran: by start, else end; children with neither last',
-  },
-  edges: {
-    ...arrayOf(
-      object({
-        from: { ...string, format: 'uuid', description: 'The child that wrote the datasets' },
-        to: { ...string, format: 'uuid', description: 'The child that read them' },
-        datasets: arrayOf(schemaRef('EntityId')),
-      }),
-    ),
-    description: 'Between the children of this page: one per writer and reader pair',
-  },
-});
 
 function notFound(id: string): HeadwaterError {
   return new HeadwaterError(
@@ -121,7 +57,7 @@ function registerRunRoutes(
         tags: ['Runs'],
         summary: 'Get a run: state, times, job version, dataset versions read and written, latest facets',
         params: runParams,
-        response: responses(schemaRef('Run'), 404),
+        response: responses(Ref(RunSchema), 404),
       },
     },
     async (request) => {
@@ -164,7 +100,7 @@ function registerRunRoutes(
             },
           },
         },
-        response: responses(runChildrenSchema, 400, 404),
+        response: responses(RunChildrenSchema, 400, 404),
       },
     },
     async (request) => {

@@ -13,7 +13,10 @@ import {
 } from '../store/queries/search.js';
 import type { AppDeps } from './deps.js';
 import { readableNamespaces } from './visibility.js';
-import { pageParams, plainJson, responses, schemaRef } from './shapes.js';
+import { pageParams } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
+import { SearchResultsSchema } from './schemas/search.js';
 
 interface SearchQuerystring {
   q: string;
@@ -87,18 +90,7 @@ function registerSearchRoutes(
           },
           required: ['q'],
         },
-        response: responses(
-          {
-            type: 'object',
-            properties: {
-              totalCount: { type: 'integer', description: 'Matches on all pages' },
-              results: { type: 'array', items: schemaRef('SearchResult') },
-            },
-            required: ['totalCount', 'results'],
-            additionalProperties: false,
-          },
-          400,
-        ),
+        response: responses(SearchResultsSchema, 400),
       },
     },
     async (request) => {

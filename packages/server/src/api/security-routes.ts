@@ -6,7 +6,10 @@ import { ROLES } from '../security/access.js';
 import { auditJson, listAudit, recordAudit } from '../store/queries/audit.js';
 import { apiKeyJson, createApiKey, listApiKeys, revokeApiKey } from '../security/keys.js';
 import type { AppDeps } from './deps.js';
-import { pageParams, parseJsonBody, responses, schemaRef, type PageQuery } from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { parseJsonBody } from './json-body.js';
+import { pageParams, type PageQuery } from './paging.js';
+import { ErrorSchema, responses } from './schemas/common.js';
 
 const keySchema = {
   type: 'object',
@@ -153,8 +156,8 @@ function registerSecurityRoutes(
           additionalProperties: false,
         },
         response: {
-          400: schemaRef('Error'),
-          401: schemaRef('Error'),
+          400: Ref(ErrorSchema),
+          401: Ref(ErrorSchema),
           201: { type: 'object', properties: { key: { type: 'string' }, ...keySchema.properties } },
         },
       },

@@ -3,15 +3,12 @@ import fastifyPlugin from 'fastify-plugin';
 import { HeadwaterError } from '../core/errors.js';
 import { findSource, listSources } from '../store/queries/sources.js';
 import type { AppDeps } from './deps.js';
-import {
-  listSchema,
-  pageParams,
-  plainJson,
-  responses,
-  schemaRef,
-  sourceJson,
-  type PageQuery,
-} from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { sourceJson } from './json/namespace.js';
+import { pageParams, type PageQuery } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { listSchema, responses } from './schemas/common.js';
+import { SourceSchema } from './schemas/namespace.js';
 
 /** What the source routes read: the store. */
 export type SourceRouteDeps = Pick<AppDeps, 'db'>;
@@ -32,7 +29,7 @@ function registerSourceRoutes(
         tags: ['Sources'],
         summary: 'List sources, ordered by name',
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('sources', 'Source', false), 400),
+        response: responses(listSchema('sources', SourceSchema, false), 400),
       },
     },
     async (request) => {
@@ -49,7 +46,7 @@ function registerSourceRoutes(
         tags: ['Sources'],
         summary: 'Get a source',
         params: { type: 'object', properties: { source: { type: 'string' } }, required: ['source'] },
-        response: responses(schemaRef('Source'), 404),
+        response: responses(Ref(SourceSchema), 404),
       },
     },
     async (request) => {

@@ -4,7 +4,10 @@ import { HeadwaterError } from '../core/errors.js';
 import { entityCountStats, lineageEventStats, type StatsPeriod } from '../store/queries/stats.js';
 import type { AppDeps } from './deps.js';
 import { readableNamespaces } from './visibility.js';
-import { plainJson, responses, schemaRef } from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { plainJson } from './plain-json.js';
+import { responses } from './schemas/common.js';
+import { CountBucketSchema, LineageEventsBucketSchema } from './schemas/stats.js';
 
 interface StatsQuery {
   period: StatsPeriod;
@@ -78,7 +81,7 @@ function registerStatsRoutes(
         description:
           'Counted by eventTime. WEEK buckets are reported as local midnights written in UTC, as Marquez does.',
         querystring: statsQuery,
-        response: responses({ type: 'array', items: schemaRef('LineageEventsBucket') }, 400),
+        response: responses({ type: 'array', items: Ref(LineageEventsBucketSchema) }, 400),
       },
     },
     async (request) => {
@@ -105,7 +108,7 @@ function registerStatsRoutes(
           description:
             'Cumulative, by created_at (the eventTime that first named them); soft-deleted ones count, as in Marquez.',
           querystring: statsQuery,
-          response: responses({ type: 'array', items: schemaRef('CountBucket') }, 400),
+          response: responses({ type: 'array', items: Ref(CountBucketSchema) }, 400),
         },
       },
       async (request) => {

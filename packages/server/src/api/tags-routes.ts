@@ -2,16 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { listTags, upsertTag } from '../store/queries/tags.js';
 import type { AppDeps } from './deps.js';
-import {
-  NO_NUL_PATTERN,
-  listSchema,
-  pageParams,
-  parseJsonBody,
-  plainJson,
-  responses,
-  schemaRef,
-  type PageQuery,
-} from './shapes.js';
+import { Ref } from '../core/json-schema.js';
+import { NO_NUL_PATTERN, parseJsonBody } from './json-body.js';
+import { pageParams, type PageQuery } from './paging.js';
+import { plainJson } from './plain-json.js';
+import { listSchema, responses } from './schemas/common.js';
+import { TagSchema } from './schemas/namespace.js';
 
 /** What the tag routes read: the store. */
 export type TagRouteDeps = Pick<AppDeps, 'db'>;
@@ -28,7 +24,7 @@ function registerTagRoutes(app: FastifyInstance, { db }: TagRouteDeps, done: (er
         tags: ['Tags'],
         summary: 'List tags, ordered by name',
         querystring: { type: 'object', properties: pageParams() },
-        response: responses(listSchema('tags', 'Tag', false), 400),
+        response: responses(listSchema('tags', TagSchema, false), 400),
       },
     },
     async (request) => ({ tags: await listTags(db, request.query.limit, request.query.offset) }),
@@ -47,7 +43,7 @@ function registerTagRoutes(app: FastifyInstance, { db }: TagRouteDeps, done: (er
           type: 'object',
           properties: { description: { type: ['string', 'null'], pattern: NO_NUL_PATTERN } },
         },
-        response: responses(schemaRef('Tag'), 400),
+        response: responses(Ref(TagSchema), 400),
       },
     },
     (request) => upsertTag(db, request.params.tag, request.body?.description ?? null),

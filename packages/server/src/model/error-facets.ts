@@ -3,18 +3,22 @@
  * different run facets. The spec's `errorMessage` (message, programmingLanguage, stackTrace) first, then the
  * Spark listener's `spark.exception` (message, stackTrace).
  */
+import { Closed, Nullable, StringEnum, Type, type Static } from '../core/json-schema.js';
 
 /** Run facets that carry a run's error, in the order they are preferred. */
 export const ERROR_FACETS = ['errorMessage', 'spark.exception'] as const;
 
-/** A run's error as Headwater shows it. */
-export interface RunError {
-  readonly message: string;
-  readonly stackTrace: string | null;
-  readonly programmingLanguage: string | null;
+/** A run's error as Headwater shows it (a Run's `error`, a child run's, root cause's `errorMessage`). */
+export const RunErrorSchema = Closed({
+  message: Type.String(),
+  stackTrace: Nullable(Type.String()),
+  programmingLanguage: Nullable(Type.String()),
   /** The facet it was read from. */
-  readonly facet: (typeof ERROR_FACETS)[number];
-}
+  facet: StringEnum(ERROR_FACETS),
+});
+
+/** A run's error as Headwater shows it. */
+export type RunError = Static<typeof RunErrorSchema>;
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 

@@ -10,11 +10,15 @@
 export type EventType = 'START' | 'RUNNING' | 'COMPLETE' | 'ABORT' | 'FAIL' | 'OTHER';
 
 /** Run states as the Marquez API names them. */
-export type RunState = 'NEW' | 'RUNNING' | 'COMPLETED' | 'ABORTED' | 'FAILED';
+export const RUN_STATES = ['NEW', 'RUNNING', 'COMPLETED', 'ABORTED', 'FAILED'] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
+/** The terminal states, most severe first (the order a contradiction lists them in). */
+export const TERMINAL_STATES = ['FAILED', 'ABORTED', 'COMPLETED'] as const;
 
 /** A terminal state and the eventTime (ms) of the event that set it. */
 export interface TerminalState {
-  readonly state: 'COMPLETED' | 'ABORTED' | 'FAILED';
+  readonly state: (typeof TERMINAL_STATES)[number];
   readonly at: number;
 }
 
@@ -52,9 +56,7 @@ export const TERMINAL_BITS: Readonly<Record<TerminalState['state'], number>> = {
  * empty when the run reported one terminal state or none.
  */
 export function contradictoryStates(terminalsSeen: number): TerminalState['state'][] {
-  const states = (['FAILED', 'ABORTED', 'COMPLETED'] as const).filter(
-    (state) => (terminalsSeen & TERMINAL_BITS[state]) !== 0,
-  );
+  const states = TERMINAL_STATES.filter((state) => (terminalsSeen & TERMINAL_BITS[state]) !== 0);
   return states.length > 1 ? states : [];
 }
 

@@ -5,6 +5,7 @@ import { MS, type Ms } from '../store/model-state.js';
 import { readAll, selectColumns } from '../store/paged-read.js';
 import { float64s, int32s } from './growable.js';
 import { HeadwaterError } from '../core/errors.js';
+import { Closed, Nullable, Type, type Static } from '../core/json-schema.js';
 import { DatasetAliases } from './aliases.js';
 
 /** A column: dataset id and field name. */
@@ -13,13 +14,19 @@ export interface FieldRef {
   readonly field: string;
 }
 
+/**
+ * One way a column feeds another: a transformation of the column-lineage facet (1-2-0), as the API shows it
+ * (column lineage, column paths).
+ */
+export const ColumnTransformationSchema = Closed({
+  type: Type.String(),
+  subtype: Type.String(),
+  description: Nullable(Type.String()),
+  masking: Type.Boolean(),
+});
+
 /** One way a column feeds another. */
-export interface ColumnTransformation {
-  readonly type: string;
-  readonly subtype: string;
-  readonly description: string | null;
-  readonly masking: boolean;
-}
+export type ColumnTransformation = Readonly<Static<typeof ColumnTransformationSchema>>;
 
 /** An input column of an output column, with how it is transformed. */
 export interface ColumnInput extends FieldRef {

@@ -6,7 +6,8 @@ import { readAll, selectColumns } from '../store/paged-read.js';
 import { DatasetAliases } from './aliases.js';
 
 /** Which way to walk from the start node. */
-export type LineageDirection = 'upstream' | 'downstream' | 'both';
+export const LINEAGE_DIRECTIONS = ['upstream', 'downstream', 'both'] as const;
+export type LineageDirection = (typeof LINEAGE_DIRECTIONS)[number];
 
 /** A node of the job-level lineage graph. */
 export type GraphNode = { readonly kind: 'dataset' | 'job'; readonly id: number };

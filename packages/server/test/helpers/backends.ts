@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import { resolveConfig, type ServerConfig } from '../../src/config/server-config.js';
 import { openEmbeddedDb, openPostgresDb, type Db } from '../../src/store/db.js';
 import { createServer, type HeadwaterServer } from '../../src/servers/server.js';
+import { inProcess, overSocket, type Send } from './api.js';
 
 /** A store the suite runs against: the embedded one always, PostgreSQL when DATABASE_URL is set. */
 export interface Backend {
@@ -87,25 +88,67 @@ export async function freshDb(backend: Backend): Promise<{ db: Db; cleanup: () =
   };
 }
 
-/** Starts a server on a fresh store of `backend`, listening on a free loopback port. */
-export async function startServer(
-  backend: Backend,
-  overrides: Partial<ServerConfig> = {},
-): Promise<{ server: HeadwaterServer; url: string; config: ServerConfig; stop: () => Promise<void> }> {
-  const { config: storeConfig, cleanup } = await backend.fresh();
-  const config: ServerConfig = Object.freeze({
+/** The frozen config of a test server on `storeConfig`: silent, on a free port. */
+function testConfig(storeConfig: Partial<ServerConfig>, overrides: Partial<ServerConfig>): ServerConfig {
+  return Object.freeze({
     ...resolveConfig({}, {}),
     port: 0,
     logLevel: 'silent' as const,
     ...storeConfig,
     ...overrides,
   });
+}
+
+/** A server on a fresh store, with the way to send it requests. */
+export interface TestServer {
+  readonly server: HeadwaterServer;
+  readonly config: ServerConfig;
+  /** Sends a request to the API: in-process for {@link startApp}, over the socket for {@link startServer}. */
+  readonly request: Send;
+  /** Closes the server and removes its store. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds a server on a fresh store of `backend` that answers in-process (`app.inject()`) and listens on no
+ * socket: for tests of the API's requests and answers. Of what `listen()` starts, only the column graph's load
+ * is done (Kafka ingest, forwarding and retention passes are not started).
+ */
+export async function startApp(backend: Backend, overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
+  const { config: storeConfig, cleanup } = await backend.fresh();
+  const config = testConfig(storeConfig, overrides);
+  const server = await createServer(config);
+  // As listen() does: loaded now, the column graph is then built from the commits, as a server's that started
+  // before its events. Left to the first request that needs it, it would be loaded from the store after them.
+  await server.columnGraph.load(server.db);
+  return {
+    server,
+    config,
+    request: inProcess(server.app),
+    stop: async () => {
+      await server.close();
+      await cleanup();
+    },
+  };
+}
+
+/**
+ * Starts a server on a fresh store of `backend`, listening on a free loopback port: for tests of what needs a
+ * socket (clients and commands that connect to `url`, streams, several processes). Others use {@link startApp}.
+ */
+export async function startServer(
+  backend: Backend,
+  overrides: Partial<ServerConfig> = {},
+): Promise<TestServer & { url: string }> {
+  const { config: storeConfig, cleanup } = await backend.fresh();
+  const config = testConfig(storeConfig, overrides);
   const server = await createServer(config);
   const url = await server.listen();
   return {
     server,
     url,
     config,
+    request: overSocket(url),
     stop: async () => {
       await server.close();
       await cleanup();

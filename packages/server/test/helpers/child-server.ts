@@ -1,9 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'cli', 'main.js');
+import { assertCliBuilt, cliPath } from './cli.js';
 
 /** A `headwater serve` process started from the built package. */
 export interface ChildServer {
@@ -48,13 +44,12 @@ export async function spawnServer(
 }
 
 function spawnCli(command: 'serve' | 'proxy', args: readonly string[], extraEnv: NodeJS.ProcessEnv) {
-  if (!existsSync(cli))
-    throw new Error(`${cli} is missing: run \`npx tsc -b\` (npm test does it) before this test.`);
+  assertCliBuilt();
   // The store is the one `args` name: without --database-url it is the embedded store in --data-dir, even where
   // DATABASE_URL is set (CI sets it for the suite), or tests meant for separate stores would share one database.
   const env = { ...process.env };
   delete env.DATABASE_URL;
-  return spawn(process.execPath, [cli, command, '--port', '0', ...args], {
+  return spawn(process.execPath, [cliPath, command, '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...env, ...extraEnv },
   });

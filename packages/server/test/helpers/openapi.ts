@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';
+import type { Send } from './api.js';
 
 /** A route of the server's OpenAPI document, with a response validator per documented status. */
 export interface DocumentedRoute {
@@ -9,9 +10,9 @@ export interface DocumentedRoute {
   readonly validators: ReadonlyMap<number, ValidateFunction>;
 }
 
-/** The routes of the OpenAPI document the server at `url` publishes, with their response schemas compiled. */
-export async function documentedRoutes(url: string): Promise<DocumentedRoute[]> {
-  const doc = (await (await fetch(`${url}/api/v1/openapi.json`)).json()) as {
+/** The routes of the OpenAPI document the server publishes, with their response schemas compiled. */
+export async function documentedRoutes(request: Send): Promise<DocumentedRoute[]> {
+  const doc = (await (await request('/api/v1/openapi.json')).json()) as {
     paths: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
   };
   const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });

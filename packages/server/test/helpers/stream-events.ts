@@ -25,21 +25,3 @@ export async function storedRunEvents(url: string): Promise<number> {
   const response = await fetch(`${url}/api/v1/events/lineage?limit=1`);
   return ((await response.json()) as { totalCount: number }).totalCount;
 }
-
-/** Polls `probe` until `done` holds for its value (and returns it), or fails after `timeoutMs` saying what it awaited. */
-export async function until<T>(
-  what: string,
-  probe: () => T | Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 90_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await probe();
-  while (!done(value)) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}; last value ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await probe();
-  }
-  return value;
-}

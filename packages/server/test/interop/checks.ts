@@ -3,10 +3,12 @@
  * of the events they recorded (fixtures), so both assert the same things.
  */
 import { describe, expect, it } from 'vitest';
+import type { Send } from '../helpers/api.js';
 import { NAMESPACES, POSTGRES_NAMESPACE, type ScenarioNames } from './scenario.js';
 
 export interface CheckContext {
-  readonly url: string;
+  /** Sends requests to the server under test. */
+  readonly request: Send;
   readonly names: ScenarioNames;
 }
 
@@ -51,7 +53,7 @@ const DBT_PROJECT = 'headwater_interop';
 /** Registers the checks; `context` is read when they run (after the suite's beforeAll). */
 export function producerChecks(context: () => CheckContext): void {
   const get = async <T>(path: string): Promise<T> => {
-    const response = await fetch(`${context().url}${path}`);
+    const response = await context().request(path);
     const text = await response.text();
     expect({ path, status: response.status }, text.slice(0, 500)).toEqual({ path, status: 200 });
     return JSON.parse(text) as T;
@@ -107,7 +109,7 @@ export function producerChecks(context: () => CheckContext): void {
     }
     const failures: { path: string; status: number }[] = [];
     for (const path of paths) {
-      const { status } = await fetch(`${context().url}${path}`);
+      const { status } = await context().request(path);
       if (status !== 200) failures.push({ path, status });
     }
     expect(failures).toEqual([]);

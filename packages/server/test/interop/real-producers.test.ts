@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { overSocket } from '../helpers/api.js';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { producerChecks } from './checks.js';
 import { recordFixtures } from './fixtures.js';
@@ -82,5 +83,5 @@ describe.skipIf(!tool)('real producers against a Headwater server in a child pro
     expect([...namespaces].sort()).toEqual(FIXTURES.flatMap((f) => f.namespaces).sort());
   });
 
-  producerChecks(() => ({ url: server!.url, names }));
+  producerChecks(() => ({ request: overSocket(server!.url), names }));
 });

@@ -3,21 +3,21 @@
  * into a server on each store: the same checks as the live suite, with no producer installed.
  */
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { backends, startServer } from '../helpers/backends.js';
+import { backends, startApp } from '../helpers/backends.js';
 import { producerChecks } from './checks.js';
 import { readFixtures, type RecordedScenario } from './fixtures.js';
 
 describe.each(backends())('recorded producer events replayed on the $name store', (backend) => {
-  let ctx: Awaited<ReturnType<typeof startServer>>;
+  let ctx: Awaited<ReturnType<typeof startApp>>;
   let scenario: RecordedScenario;
 
   beforeAll(async () => {
     const fixtures = await readFixtures();
     scenario = fixtures.scenario;
     // Runs with no event for a second are stale: the RDD jobs' lone STARTs are (see checks.ts).
-    ctx = await startServer(backend, { staleRunAfterMs: 1_000 });
+    ctx = await startApp(backend, { staleRunAfterMs: 1_000 });
     for (const body of fixtures.bodies) {
-      const response = await fetch(`${ctx.url}/api/v1/lineage/batch`, {
+      const response = await ctx.request(`/api/v1/lineage/batch`, {
         method: 'POST',
         body,
         headers: { 'content-type': 'application/x-ndjson' },
@@ -30,5 +30,5 @@ describe.each(backends())('recorded producer events replayed on the $name store'
     await ctx?.stop();
   });
 
-  producerChecks(() => ({ url: ctx.url, names: scenario.names }));
+  producerChecks(() => ({ request: ctx.request, names: scenario.names }));
 });

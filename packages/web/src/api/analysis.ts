@@ -30,7 +30,7 @@ export type {
   ChildEdgeJson,
   ChildRunJson,
   RunChildrenJson,
-} from '../../../server/src/api/run-children.js';
+} from '../../../server/src/api/schemas/run-children.js';
 export type { SchemaChange, SchemaColumn, TypeChange } from '../../../server/src/analysis/schema.js';
 export type {
   AssertionJson,

@@ -6,7 +6,7 @@ import type {
   Direction,
   Job,
   LineageEventsBucket,
-  LineageGraphResponse,
+  LineageGraphJson,
   Namespace,
   Run,
   SearchResult,
@@ -138,7 +138,7 @@ export const api = {
     getJson<{ results: SearchResult[]; totalCount: number }>(`/search${query({ q, limit })}`, signal),
   /** `asOf`: the lineage as a store holding only the events up to that time would show it. */
   lineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal, asOf?: string) =>
-    getJson<LineageGraphResponse>(`/lineage${query({ nodeId, depth, direction, asOf })}`, signal).then(
+    getJson<LineageGraphJson>(`/lineage${query({ nodeId, depth, direction, asOf })}`, signal).then(
       withRedactedPlaceholders,
     ),
   columnLineage: (nodeId: string, depth: number, signal?: AbortSignal) =>

@@ -1,4 +1,4 @@
-import type { Dataset, Job, LineageGraphResponse } from './types.js';
+import type { DatasetNodeData, JobNodeData, LineageGraphJson, LineageGraphResponse } from './types.js';
 
 /** What the server names a namespace, dataset or job the caller may not read. */
 export const REDACTED = '(redacted)';
@@ -14,7 +14,6 @@ const placeholder = {
   createdAt: '',
   updatedAt: '',
   description: null,
-  facets: {},
 };
 
 /**
@@ -22,35 +21,34 @@ const placeholder = {
  * `dataset:(redacted):1`), so that the graph's shape stays true. The views read every node's data: give such a
  * node data that names it `(redacted)` and holds nothing.
  */
-export function withRedactedPlaceholders(response: LineageGraphResponse): LineageGraphResponse {
-  if (response.graph.every((node) => node.data !== null)) return response;
+export function withRedactedPlaceholders(response: LineageGraphJson): LineageGraphResponse {
   return {
     ...response,
-    graph: response.graph.map((node) => {
-      if (node.data !== null) return node;
-      if (node.type === 'JOB') {
-        const data: Job = {
-          ...placeholder,
-          type: 'BATCH',
-          simpleName: REDACTED,
-          parentJobName: null,
-          inputs: [],
-          outputs: [],
-          location: null,
-          latestRun: null,
-        };
-        return { ...node, data };
-      }
-      const data: Dataset = {
-        ...placeholder,
-        type: 'DB_TABLE',
-        physicalName: REDACTED,
-        sourceName: REDACTED,
-        fields: [],
-        tags: [],
-        lastModifiedAt: null,
-      };
-      return { ...node, data };
-    }),
+    graph: response.graph.map((node) =>
+      node.type === 'JOB'
+        ? { ...node, data: node.data ?? jobPlaceholder }
+        : { ...node, data: node.data ?? datasetPlaceholder },
+    ),
   };
 }
+
+const jobPlaceholder: JobNodeData = {
+  ...placeholder,
+  type: 'BATCH',
+  simpleName: REDACTED,
+  inputs: [],
+  outputs: [],
+  location: null,
+  latestRun: null,
+};
+
+const datasetPlaceholder: DatasetNodeData = {
+  ...placeholder,
+  type: 'DB_TABLE',
+  physicalName: REDACTED,
+  sourceName: REDACTED,
+  fields: [],
+  tags: [],
+  lastModifiedAt: null,
+  lastLifecycleState: null,
+};

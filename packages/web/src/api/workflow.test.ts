@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { ChildDatasetJson, ChildRunJson, RunChildrenJson } from './analysis.js';
+import type { RunState } from './types.js';
 import { defaultSelection, stateMark, workflowModel, workflowSummary } from './workflow.js';
 
 const d = (name: string, rowCount: number | null = null): ChildDatasetJson => ({
@@ -12,7 +13,7 @@ const d = (name: string, rowCount: number | null = null): ChildDatasetJson => ({
 });
 const child = (
   runId: string,
-  state: string,
+  state: RunState,
   inputs: ChildDatasetJson[],
   outputs: ChildDatasetJson[],
   ran = true,

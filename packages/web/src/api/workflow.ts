@@ -111,7 +111,7 @@ export function stateMark(child: Pick<ChildRunJson, 'state' | 'ran'>): { mark: s
     ABORTED: '⊘',
     RUNNING: '▶',
   };
-  return { mark: marks[child.state as RunState] ?? '○', label: child.state.toLowerCase() };
+  return { mark: marks[child.state] ?? '○', label: child.state.toLowerCase() };
 }
 
 /** `4 child runs: 2 completed, 1 failed, 1 aborted; 1 never ran`. */

@@ -1,6 +1,5 @@
 import { Link } from 'react-router';
 import type { ChildRunJson } from '../api/analysis.js';
-import type { RunState } from '../api/types.js';
 import { stateMark } from '../api/workflow.js';
 import { formatDuration } from '../format.js';
 import { paths } from '../paths.js';
@@ -62,7 +61,7 @@ export function ChildRunsTimeline({
             </span>
             <span className="workflow__state">
               <span aria-hidden="true">{mark} </span>
-              <RunStateBadge state={run.state as RunState} stale={run.stale === true} />
+              <RunStateBadge state={run.state} stale={run.stale === true} />
             </span>
             <span className="workflow__duration">{formatDuration(run.durationMs)}</span>
           </li>

@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import type { RunChildrenJson } from '../api/analysis.js';
 import { api } from '../api/client.js';
-import type { Run, RunState } from '../api/types.js';
+import type { Run } from '../api/types.js';
 import {
   defaultSelection,
   runNodeId,
@@ -200,7 +200,7 @@ function Details({ model, selected }: { model: WorkflowModel; selected: string |
   return (
     <div aria-label="Selected run">
       <div className="panel__kind">
-        Child run · <RunStateBadge state={child.state as RunState} stale={child.stale === true} />
+        Child run · <RunStateBadge state={child.state} stale={child.stale === true} />
         {!child.ran && <span className="muted small"> never ran</span>}
       </div>
       <h2 className="panel__title">

@@ -1,3 +1,4 @@
+import type { DatasetType } from '../../model/entity-types.js';
 import type { Queryable } from '../db.js';
 import { mergeFacetRows, type FacetRow, type Facets } from './facets.js';
 
@@ -6,7 +7,7 @@ export interface DatasetRecord {
   readonly id: number;
   readonly namespace: string;
   readonly name: string;
-  readonly type: string;
+  readonly type: DatasetType;
   readonly sourceName: string;
   readonly description: string | null;
   readonly lifecycleState: string | null;

@@ -1,3 +1,4 @@
+import type { JobType } from '../../model/entity-types.js';
 import type { Queryable } from '../db.js';
 import { RUN_ORDER } from './runs.js';
 
@@ -7,7 +8,7 @@ export interface JobRecord {
   readonly namespace: string;
   readonly name: string;
   readonly simpleName: string;
-  readonly type: string;
+  readonly type: JobType;
   readonly description: string | null;
   readonly location: string | null;
   readonly createdAt: Date;

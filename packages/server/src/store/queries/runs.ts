@@ -1,5 +1,6 @@
 import { datasetVersionUuid } from '../../model/identity.js';
 import type { ExecutionOutcome } from '../../model/execution.js';
+import type { RunState } from '../../model/run-state.js';
 import type { Queryable } from '../db.js';
 
 /**
@@ -19,7 +20,7 @@ export interface RunRecord {
   readonly jobName: string;
   /** The uuid of the job version the run ran, once it reached a terminal state. */
   readonly jobVersion: string | null;
-  readonly state: string;
+  readonly state: RunState;
   /** First and last eventTime of the run. */
   readonly createdAt: Date;
   readonly updatedAt: Date;

@@ -4,55 +4,14 @@
  * datasets it read and wrote with the statistics it reported, the edges between them (a child that wrote a
  * dataset another read) and how many never ran. The explorer's workflow view draws it.
  */
-import { statisticsOf, type StatisticsJson } from '../analysis/quality.js';
-import { ERROR_FACETS, runErrorOf, type RunError } from '../model/error-facets.js';
-import type { Queryable } from '../store/db.js';
-import { latestFacets } from '../store/queries/facets.js';
-import { countChildRuns, listChildRuns, runIo } from '../store/queries/runs.js';
-import { contradiction, isStaleRun, runTimesJson, type EntityId } from './shapes.js';
-
-/** A dataset a child read or wrote, with the counts it reported (inputStatistics or outputStatistics). */
-export interface ChildDatasetJson extends EntityId, StatisticsJson {
-  version: string;
-}
-
-/** One child run. */
-export interface ChildRunJson {
-  runId: string;
-  job: EntityId;
-  state: string;
-  startedAt: string | null;
-  endedAt: string | null;
-  durationMs: number | null;
-  /** False for a run that never started: ABORTED (stopped by a failure elsewhere) or NEW without a START. */
-  ran: boolean;
-  error: RunError | null;
-  inputs: ChildDatasetJson[];
-  outputs: ChildDatasetJson[];
-  stale?: true;
-  /** As on a Run: the terminal states its events reported when they contradict each other. */
-  contradictoryStates?: string[];
-}
-
-/** `from` wrote each of `datasets` and `to` read it. */
-export interface ChildEdgeJson {
-  from: string;
-  to: string;
-  datasets: EntityId[];
-}
-
-/** GET /api/v1/jobs/runs/{id}/children. */
-export interface RunChildrenJson {
-  runId: string;
-  /** All children, on every page. */
-  totalCount: number;
-  /** All children by state. */
-  states: Record<string, number>;
-  /** All children that never ran. */
-  neverRanCount: number;
-  children: ChildRunJson[];
-  edges: ChildEdgeJson[];
-}
+import { statisticsOf } from '../../analysis/quality.js';
+import { ERROR_FACETS, runErrorOf } from '../../model/error-facets.js';
+import type { Queryable } from '../../store/db.js';
+import { latestFacets } from '../../store/queries/facets.js';
+import { countChildRuns, listChildRuns, runIo } from '../../store/queries/runs.js';
+import type { EntityId } from '../schemas/common.js';
+import type { ChildEdgeJson, ChildRunJson, RunChildrenJson } from '../schemas/run-children.js';
+import { contradiction, isStaleRun, runTimesJson } from './run.js';
 
 const datasetKey = (d: EntityId) => `${d.namespace}\u0000${d.name}`;
 
