@@ -7,103 +7,115 @@
  * The identifiers here are what makes at-least-once delivery safe for receivers: a webhook's `webhook-id` and an
  * e-mail's `Message-ID` are derived from the incident and transition ids alone.
  */
-import type { SignalKind } from './config-schema.js';
+import { Closed, StringEnum, Time, Type, type Static } from '../core/json-schema.js';
+import { signalKinds } from './config-schema.js';
 
 /** A job or dataset, by the spec's namespace and name. */
-export interface NodeRef {
-  readonly namespace: string;
-  readonly name: string;
-}
+export const NodeRefSchema = Closed({ namespace: Type.String(), name: Type.String() });
+export type NodeRef = Static<typeof NodeRefSchema>;
 
 /** What happened to the incident. */
-export type TransitionKind = 'opened' | 'updated' | 'acknowledged' | 'resolved';
+export const TRANSITION_KINDS = ['opened', 'updated', 'acknowledged', 'resolved'] as const;
+export type TransitionKind = (typeof TRANSITION_KINDS)[number];
 
 /** The transition a notice is about. */
-export interface IncidentTransition {
-  /** Unique within the incident and stable across retries and replicas (the stored transition's id). */
-  readonly id: string;
-  readonly kind: TransitionKind;
-  /** When it happened, ISO 8601. */
-  readonly at: string;
-  /** Who acknowledged or resolved it, for those transitions made by a person. */
-  readonly by?: string;
-  /** A note given with an acknowledgement or resolution, or why an incident resolved by itself. */
-  readonly note?: string;
-}
+export const IncidentTransitionSchema = Closed({
+  id: Type.String({
+    description:
+      "Unique within the incident and stable across retries and replicas (the transition's number)",
+  }),
+  kind: StringEnum(TRANSITION_KINDS),
+  at: Time({ description: 'When it happened' }),
+  by: Type.Optional(Type.String({ description: 'Who acknowledged or resolved it, when a person did' })),
+  note: Type.Optional(
+    Type.String({ description: 'A note given with it, or what changed, or why it resolved by itself' }),
+  ),
+});
+export type IncidentTransition = Static<typeof IncidentTransitionSchema>;
 
 /** A failed assertion, as a data quality facet names it. */
-export interface AssertionRef {
-  readonly name: string;
-  readonly column?: string;
-}
+export const AssertionRefSchema = Closed({ name: Type.String(), column: Type.Optional(Type.String()) });
+export type AssertionRef = Static<typeof AssertionRefSchema>;
 
 /** The root cause: a job's run (failed, overdue, missing) or a dataset's failed assertion. */
-export type RootCause =
-  | {
-      readonly kind: 'job';
-      readonly job: NodeRef;
-      /** The failed or overdue run; none for a missing run. */
-      readonly runId?: string;
-      readonly errorMessage?: string;
-      /** For an overdue or missing run: when it was due, ISO 8601. */
-      readonly expectedBy?: string;
-    }
-  | {
-      readonly kind: 'dataset';
-      readonly dataset: NodeRef;
-      readonly assertion: AssertionRef;
-      /** The job whose run reported the assertion. */
-      readonly job?: NodeRef;
-      readonly runId?: string;
-      readonly errorMessage?: string;
-    };
+export const RootCauseSchema = Type.Union([
+  Closed({
+    kind: Type.Literal('job'),
+    job: NodeRefSchema,
+    runId: Type.Optional(Type.String({ description: 'The failed or overdue run; none for a missing run' })),
+    errorMessage: Type.Optional(Type.String()),
+    expectedBy: Type.Optional(Time({ description: 'For an overdue or missing run: when it was due' })),
+  }),
+  Closed({
+    kind: Type.Literal('dataset'),
+    dataset: NodeRefSchema,
+    assertion: AssertionRefSchema,
+    job: Type.Optional(NodeRefSchema),
+    runId: Type.Optional(Type.String({ description: 'The run that reported the assertion' })),
+    errorMessage: Type.Optional(Type.String()),
+  }),
+]);
+export type RootCause = Static<typeof RootCauseSchema>;
 
 /** A downstream dataset or job the root cause reaches. */
-export interface ImpactedNode extends NodeRef {
-  /** Hops from the root cause, 1 for its direct outputs. */
-  readonly depth: number;
-  /** At column precision, the columns reached. */
-  readonly columns?: readonly string[];
-}
+export const ImpactedNodeSchema = Closed({
+  namespace: Type.String(),
+  name: Type.String(),
+  depth: Type.Integer({ description: 'Hops from the root cause, 1 for its direct outputs' }),
+  columns: Type.Optional(
+    Type.Array(Type.String(), { description: 'At column precision, the columns reached' }),
+  ),
+});
+export type ImpactedNode = Static<typeof ImpactedNodeSchema>;
 
 /** Where a recipient is told. */
-export type RecipientAddress = { readonly channel: string } | { readonly email: string };
+export const RecipientAddressSchema = Type.Union([
+  Closed({ channel: Type.String() }),
+  Closed({ email: Type.String() }),
+]);
+export type RecipientAddress = Static<typeof RecipientAddressSchema>;
+
+const nodeType = StringEnum(['job', 'dataset'] as const);
 
 /** Why a recipient is told. */
-export type RecipientReason =
-  | {
-      readonly kind: 'owns-root';
-      readonly owner: string;
-      readonly node: NodeRef;
-      readonly nodeType: 'job' | 'dataset';
-    }
-  | {
-      readonly kind: 'owns-impacted';
-      readonly owner: string;
-      readonly node: NodeRef;
-      readonly nodeType: 'job' | 'dataset';
-      readonly depth: number;
-      readonly columns?: readonly string[];
-    }
-  | { readonly kind: 'rule'; readonly rule: string };
+export const RecipientReasonSchema = Type.Union([
+  Closed({ kind: Type.Literal('owns-root'), owner: Type.String(), node: NodeRefSchema, nodeType }),
+  Closed({
+    kind: Type.Literal('owns-impacted'),
+    owner: Type.String(),
+    node: NodeRefSchema,
+    nodeType,
+    depth: Type.Integer(),
+    columns: Type.Optional(Type.Array(Type.String())),
+  }),
+  Closed({ kind: Type.Literal('rule'), rule: Type.String() }),
+]);
+export type RecipientReason = Static<typeof RecipientReasonSchema>;
 
 /** One address told of the transition, once, with every reason it has. */
-export interface Recipient {
-  readonly address: RecipientAddress;
-  readonly reasons: readonly RecipientReason[];
-}
+export const RecipientSchema = Closed({
+  address: RecipientAddressSchema,
+  reasons: Type.Array(RecipientReasonSchema),
+});
+export type Recipient = Static<typeof RecipientSchema>;
+
+/** The datasets and jobs downstream of the root cause. */
+export const ImpactedSchema = Closed({
+  datasets: Type.Array(ImpactedNodeSchema),
+  jobs: Type.Array(ImpactedNodeSchema),
+});
 
 /** Everything a message about one incident transition says. */
-export interface IncidentNotice {
-  readonly incidentId: string;
-  readonly signal: SignalKind;
-  /** When the incident opened, ISO 8601. */
-  readonly openedAt: string;
-  readonly transition: IncidentTransition;
-  readonly rootCause: RootCause;
-  readonly impacted: { readonly datasets: readonly ImpactedNode[]; readonly jobs: readonly ImpactedNode[] };
-  readonly recipients: readonly Recipient[];
-}
+export const IncidentNoticeSchema = Closed({
+  incidentId: Type.String(),
+  signal: StringEnum(signalKinds),
+  openedAt: Time({ description: 'When the incident opened' }),
+  transition: IncidentTransitionSchema,
+  rootCause: RootCauseSchema,
+  impacted: ImpactedSchema,
+  recipients: Type.Array(RecipientSchema),
+});
+export type IncidentNotice = Static<typeof IncidentNoticeSchema>;
 
 /** Links into the explorer; all absent when no explorer URL is configured. */
 export interface NoticeLinks {

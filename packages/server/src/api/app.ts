@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import { registerSecurity } from '../security/plugin.js';
 import type { AppDeps } from './deps.js';
 import { aliasRoutes } from './aliases-routes.js';
+import { incidentRoutes } from './incidents-routes.js';
 import { analysisRoutes } from './analysis-routes.js';
 import { healthRoutes } from './health-routes.js';
 import { httpCore } from './http-core.js';
@@ -135,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(columnLineageRoutes, deps);
   await app.register(aliasRoutes, deps);
   await app.register(analysisRoutes, deps);
+  await app.register(incidentRoutes, deps);
   await app.register(securityRoutes, deps);
   await app.register(backupRoutes, deps);
   await app.register(webRoutes, {});

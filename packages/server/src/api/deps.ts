@@ -11,6 +11,7 @@ import type { ReadModel } from '../store/read-model.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { ApiKeyVerifier } from '../security/keys.js';
 import type { ReplicaCredential } from '../security/replica-credential.js';
+import type { IncidentEngine } from '../alerts/incidents.js';
 
 /**
  * What the HTTP layer needs from the rest of the server, as buildApp receives it. Each route module declares the
@@ -45,4 +46,6 @@ export interface AppDeps {
   readonly keys: ApiKeyVerifier;
   /** The credential replicas of this store present to each other (forwarded Kafka batches). */
   readonly replicaCredential: ReplicaCredential;
+  /** The incident engine, when alerts are configured (serve --alerts-config). */
+  readonly incidents: IncidentEngine | undefined;
 }

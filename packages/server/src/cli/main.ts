@@ -12,6 +12,7 @@ Usage:
                   structure = required fields, types, enums; formats = also date-time, uuid, uri)
                   [--advertise-url URL]   (replicas on one PostgreSQL: where the others reach this one)
                   [--kafka-brokers HOST:PORT --kafka-topic TOPIC... --kafka-group G] [--forward-config FILE]
+                  [--alerts-config FILE]   (incidents: channels, owners and rules in YAML)
   headwater proxy --config FILE [--port 5100] [--host 127.0.0.1] [--strict [structure|formats]] [--spec-dir DIR]
   headwater demo [--url http://127.0.0.1:5000] [--end-date 2025-03-14]
   headwater ingest FILE... [--url http://127.0.0.1:5000] [--batch-size 500]

@@ -20,6 +20,7 @@ const options = {
   'log-level': { type: 'string' },
   'advertise-url': { type: 'string' },
   'forward-config': { type: 'string' },
+  'alerts-config': { type: 'string' },
   ...KAFKA_FLAG_OPTIONS,
   'stale-run-after': { type: 'string' },
   'retention-days': { type: 'string' },
@@ -96,6 +97,11 @@ export const serveHelp = defineHelp(options, {
       value: 'FILE',
       env: 'HEADWATER_FORWARD_CONFIG',
       text: "forward what is stored through the proxy's sinks (the proxy's config, without source)",
+    },
+    'alerts-config': {
+      value: 'FILE',
+      env: 'HEADWATER_ALERTS_CONFIG',
+      text: 'open incidents and tell the owners downstream: channels, owners and rules in YAML',
     },
     'kafka-brokers': {
       value: 'HOST:PORT,...',

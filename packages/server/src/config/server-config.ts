@@ -47,6 +47,11 @@ export interface ServerConfig {
   readonly kafka: KafkaIngestConfig | undefined;
   /** A sinks-and-routes file (the proxy's format): what is stored is forwarded through those sinks. */
   readonly forwardConfig: string | undefined;
+  /**
+   * The alerts configuration file (alerts/config.ts: channels, owners, rules): incidents are opened and their
+   * owners told. @default undefined (no incidents)
+   */
+  readonly alertsConfig: string | undefined;
   /** Authentication, authorisation, request checks and rate limits (see src/security/config.ts). */
   readonly security: SecurityConfig;
   /** Facet size limit and mode, SQL truncation and redaction rules at ingest (see src/accept/redaction.ts). */
@@ -124,6 +129,9 @@ export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proce
     kafka: resolveKafkaConfig(flags, env),
     forwardConfig: ((file) => (file === undefined ? undefined : path.resolve(file)))(
       pick('forward-config', 'HEADWATER_FORWARD_CONFIG').value,
+    ),
+    alertsConfig: ((file) => (file === undefined ? undefined : path.resolve(file)))(
+      pick('alerts-config', 'HEADWATER_ALERTS_CONFIG').value,
     ),
     security: resolveSecurityConfig(flags, reader),
     redaction: resolveRedactionConfig(reader),

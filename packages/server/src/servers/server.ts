@@ -30,6 +30,9 @@ import { instrumentDb, Metrics } from '../ops/metrics.js';
 import { ApiKeyVerifier } from '../security/keys.js';
 import { ReplicaCredential } from '../security/replica-credential.js';
 import { RetentionKeeper } from '../ops/retention.js';
+import { readAlertsConfig } from '../alerts/config.js';
+import { IncidentEngine, type AlertsLog } from '../alerts/incidents.js';
+import { OutboxWorker } from '../alerts/outbox.js';
 
 /** A running (or ready-to-listen) Headwater server. */
 export interface HeadwaterServer {
@@ -52,6 +55,8 @@ export interface HeadwaterServer {
   readonly metrics: Metrics;
   /** The retention window's passes, when `retentionDays` is set (started by listen()). */
   readonly retention: RetentionKeeper | undefined;
+  /** Incidents and their deliveries, when `alertsConfig` is set (started by listen(), at work on the writer). */
+  readonly alerts: { readonly incidents: IncidentEngine; readonly outbox: OutboxWorker } | undefined;
   /** What the store runs on, for the start line: "PostgreSQL 18", "PGlite" or "PostgreSQL". */
   readonly storeEngine: string;
   /** The base URL once listening. */
@@ -276,6 +281,42 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       : new IngestFrontDoor(validator, pipeline, policy);
     observeIngest(metrics, pipeline, frontDoor);
     const replicaCredential = new ReplicaCredential(db);
+    const alerts = config.alertsConfig === undefined ? undefined : createAlerts();
+    function createAlerts() {
+      const alertsConfig = readAlertsConfig(config.alertsConfig!);
+      const log: AlertsLog = {
+        info: (object, message) => app.log.info(object, message),
+        warn: (object, message) => app.log.warn(object, message),
+        error: (object, message) => app.log.error(object, message),
+      };
+      // Only the writer opens incidents and sends; a follower that takes over reconciles everything first.
+      const epoch = () => (replication.role === 'writer' ? db.epoch : undefined);
+      const outbox = new OutboxWorker({ db, config: alertsConfig, epoch, log });
+      const incidents = new IncidentEngine({
+        db,
+        config: alertsConfig,
+        epoch,
+        log,
+        onDeliveries: () => outbox.wake(),
+        source: async () => {
+          if (!columnGraph.complete) await loadColumns();
+          return { db, state: readModel, graph, columnGraph: columnGraph.analysisView };
+        },
+      });
+      pipeline.onCommit(({ changes }) => {
+        const jobs = new Set<number>();
+        const datasets = new Set<number>();
+        for (const run of changes.runs.values()) jobs.add(run.jobId);
+        for (const assertion of changes.assertions.values()) datasets.add(assertion.datasetId);
+        if (jobs.size > 0 || datasets.size > 0) incidents.touched(jobs, datasets);
+      });
+      replication.onRole((role) => {
+        if (role !== 'writer') return;
+        incidents.reconcileAll();
+        outbox.wake();
+      });
+      return { incidents, outbox };
+    }
     const app = await buildApp({
       config,
       db,
@@ -292,6 +333,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       metrics,
       keys: new ApiKeyVerifier(db, db.kind === 'postgres'),
       replicaCredential,
+      incidents: alerts?.incidents,
     });
     forwardWritesToWriter(app, replication);
     let inFlight = 0;
@@ -346,6 +388,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       forwarder,
       metrics,
       retention,
+      alerts,
       storeEngine: engineName(db),
       url: undefined,
       async listen() {
@@ -356,6 +399,9 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         await replication.advertise(config.advertiseUrl ?? server.url);
         forwarder?.start();
         retention?.start();
+        alerts?.incidents.start();
+        alerts?.incidents.reconcileAll();
+        alerts?.outbox.start();
         await kafka?.start().catch((error: unknown) => {
           app.log.error({ err: error }, 'Kafka ingest could not start');
           throw error;
@@ -374,6 +420,8 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
           await kafka?.close();
           await retention?.close();
           await pipeline.close();
+          await alerts?.incidents.close();
+          await alerts?.outbox.close();
           await replication.close();
           // Sockets that went idle after close() began would hold the server open until their keep-alive
           // timeout; every request on them has been answered, so drop them.

@@ -1,5 +1,3 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type http from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WebhookChannel } from '../../src/alerts/config.js';
@@ -7,7 +5,7 @@ import { deliverWithRetry } from '../../src/alerts/deliver.js';
 import { renderWebhookMessage, webhookPayload } from '../../src/alerts/webhook-message.js';
 import { createWebhookSender } from '../../src/alerts/webhook-sender.js';
 import type { Receiver, ReceivedRequest, ScriptedAnswer } from './fixtures.js';
-import { closedPort, loadOrdersNotice, startReceiver } from './fixtures.js';
+import { closedPort, loadOrdersNotice, newSecret, signatureValid, startReceiver } from './fixtures.js';
 
 const receivers: Receiver[] = [];
 afterEach(async () => {
@@ -19,7 +17,6 @@ async function receiver(answer: Parameters<typeof startReceiver>[0]): Promise<Re
   return started;
 }
 
-const newSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 const channel = (url: string, secret = newSecret()): WebhookChannel => ({
   type: 'webhook',
   name: 'ops',
@@ -27,25 +24,6 @@ const channel = (url: string, secret = newSecret()): WebhookChannel => ({
   secret,
 });
 const fast = { baseDelayMs: 5, maxDelayMs: 20 };
-
-const header = (headers: http.IncomingHttpHeaders, name: string): string => {
-  const value = headers[name];
-  if (typeof value !== 'string') throw new Error(`no ${name} header`);
-  return value;
-};
-
-/** The signature check of the specification, written here from its text with node:crypto, apart from the sender. */
-function signatureValid(secret: string, request: ReceivedRequest): boolean {
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const signed = `${header(request.headers, 'webhook-id')}.${header(request.headers, 'webhook-timestamp')}.${request.body}`;
-  const expected = Buffer.from(`v1,${createHmac('sha256', key).update(signed).digest('base64')}`);
-  return header(request.headers, 'webhook-signature')
-    .split(' ')
-    .some(
-      (candidate) =>
-        candidate.length === expected.length && timingSafeEqual(Buffer.from(candidate), expected),
-    );
-}
 
 /** A receiver as a consumer would write one: the library's verifier, then the script's answer. */
 function verifying(secret: string, script: ScriptedAnswer[]) {

@@ -1,0 +1,314 @@
+/**
+ * The signals incidents stand on, read from the lineage model as it is now, and the root cause each one is grouped
+ * under. A signal is a fact that stays true until something new happens, so it is computed from state rather than
+ * from the event that caused it: the engine (incidents.ts) can compute it again after any commit, a restart or a
+ * takeover, and get the same answer.
+ *
+ * - `run_failed`: the latest run of a job that executed FAILED or ABORTED (a skipped or reused run is neither), and
+ *   its retry grace (rules.ts) has passed since it ended. Until then it is pending: a retry that completes first
+ *   makes it no longer the latest, and it never was a signal.
+ * - `assertion_failed`: the latest evaluated result of a standing assertion on a dataset failed (latestAssertions
+ *   in store/queries/analysis.ts: retired assertions and skipped results are not failures).
+ *
+ * Grouping: a signal belongs under the signal that explains it, so that one broken load is one incident however
+ * much breaks downstream of it.
+ * - A failed run with a failed child run (a DAG whose task failed) is explained by the child.
+ * - Otherwise root cause's walk (analysis/root-cause.ts) names the deepest failed run upstream of the signal's node
+ *   (`explainedBy`); when that run is itself a signal, it is the root. While it is pending, so is the signal it
+ *   explains (both wait for the retry); when no rule alerts on it, the signal is its own root.
+ */
+import type { AnalysisSource } from '../analysis/context.js';
+import { datasetNodeId, jobNodeId } from '../analysis/context.js';
+import { rootCause, type Cause } from '../analysis/root-cause.js';
+import { parseNodeId } from '../core/node-id.js';
+import {
+  latestFailedAssertions,
+  latestRunOfJobs,
+  runOutcomes,
+  type RunOutcome,
+} from '../store/queries/analysis.js';
+import { failedChildRuns } from '../store/queries/incidents.js';
+import { entityKey } from '../store/model-state.js';
+import type { ReadModel } from '../store/read-model.js';
+import type { AlertsConfig } from './config.js';
+import type { SignalKind } from './config-schema.js';
+import { matchingRules, retryGraceMs, type SignalSubject } from './rules.js';
+
+/** A job or dataset of the model, with its names. */
+export interface SignalNode {
+  readonly type: 'job' | 'dataset';
+  readonly id: number;
+  readonly namespace: string;
+  readonly name: string;
+  readonly nodeId: string;
+}
+
+/** A failing assertion's result. */
+export interface FailedAssertion {
+  readonly assertion: string;
+  readonly name: string | null;
+  readonly column: string | null;
+  readonly expected: string | null;
+  readonly actual: string | null;
+  readonly runUuid: string;
+  readonly at: string;
+}
+
+/** One signal. */
+export interface Signal {
+  /** Its identity, stable while it lasts: `run:<uuid>`, or `assertion:<dataset id>:<identity>:<run uuid>`. */
+  readonly key: string;
+  readonly kind: SignalKind;
+  readonly node: SignalNode;
+  /** When it happened: the run's end, or the result's time. */
+  readonly at: Date;
+  readonly runUuid: string;
+  readonly errorMessage: string | null;
+  readonly assertion?: FailedAssertion;
+  /** The job whose run reported a failed assertion. */
+  readonly reporter?: SignalNode;
+}
+
+/** A signal whose grace has not passed: it becomes one at `dueAt`, if nothing changes first. */
+export interface PendingSignal {
+  readonly node: SignalNode;
+  readonly runUuid: string;
+  readonly dueAt: number;
+}
+
+/** A signal under its root. */
+export interface GroupedSignal {
+  readonly signal: Signal;
+  /** The root's signal (the signal itself when it is its own root). */
+  readonly root: Signal;
+}
+
+/** What is wrong now among some nodes. */
+export interface SignalReading {
+  readonly grouped: readonly GroupedSignal[];
+  readonly pending: readonly PendingSignal[];
+  /** The latest executed run of each job looked at (to tell whether a failure is over). */
+  readonly latestRuns: ReadonlyMap<number, RunOutcome>;
+  /** The datasets looked at that have a failing assertion. */
+  readonly failingDatasets: ReadonlySet<number>;
+}
+
+/** The nodes to look at. */
+export interface SignalScope {
+  readonly jobs: ReadonlySet<number>;
+  readonly datasets: ReadonlySet<number>;
+}
+
+const FAILED_STATES = new Set(['FAILED', 'ABORTED']);
+const isFailedRun = (run: RunOutcome | undefined): run is RunOutcome =>
+  run !== undefined && run.execution === 'executed' && FAILED_STATES.has(run.state);
+
+/** The visible job or dataset with this id, with its names; undefined when it is unknown or hidden. */
+export function signalNode(state: ReadModel, type: 'job' | 'dataset', id: number): SignalNode | undefined {
+  const row = type === 'job' ? state.jobsById.get(id) : state.datasetsById.get(id);
+  if (row === undefined || row.isHidden) return undefined;
+  const namespace = state.namespacesById.get(row.namespaceId);
+  if (namespace === undefined || namespace.isHidden) return undefined;
+  return {
+    type,
+    id,
+    namespace: namespace.name,
+    name: row.name,
+    nodeId: type === 'job' ? jobNodeId(state, id) : datasetNodeId(state, id),
+  };
+}
+
+/** The node of a job or dataset nodeId, when it is visible. */
+export function nodeOfId(state: ReadModel, nodeId: string): SignalNode | undefined {
+  let parsed;
+  try {
+    parsed = parseNodeId(nodeId);
+  } catch {
+    return undefined;
+  }
+  if (parsed.type !== 'job' && parsed.type !== 'dataset') return undefined;
+  const namespace = state.namespaces.get(parsed.namespace);
+  if (namespace === undefined) return undefined;
+  const row = (parsed.type === 'job' ? state.jobs : state.datasets).get(entityKey(namespace.id, parsed.name));
+  return row === undefined ? undefined : signalNode(state, parsed.type, row.id);
+}
+
+/** What rules are matched against, for a signal. */
+export function subjectOf(signal: Pick<Signal, 'kind' | 'node' | 'reporter'>): SignalSubject {
+  return signal.node.type === 'job'
+    ? { kind: signal.kind, namespace: signal.node.namespace, job: signal.node.name }
+    : {
+        kind: signal.kind,
+        namespace: signal.node.namespace,
+        dataset: signal.node.name,
+        ...(signal.reporter === undefined ? {} : { job: signal.reporter.name }),
+      };
+}
+
+/** The signal of a failed run, or its pending form while its grace lasts; undefined when no rule alerts on it. */
+function runSignal(
+  config: AlertsConfig,
+  node: SignalNode,
+  run: { uuid: string; endedAt: Date | null; errorMessage: string | null },
+  nowMs: number,
+): { signal: Signal } | { pending: PendingSignal } | undefined {
+  const at = run.endedAt ?? new Date(nowMs);
+  const signal: Signal = {
+    key: `run:${run.uuid}`,
+    kind: 'run_failed',
+    node,
+    at,
+    runUuid: run.uuid,
+    errorMessage: run.errorMessage,
+  };
+  const grace = retryGraceMs(config, subjectOf(signal));
+  if (grace === undefined) return undefined;
+  const dueAt = at.getTime() + grace;
+  return dueAt > nowMs ? { pending: { node, runUuid: run.uuid, dueAt } } : { signal };
+}
+
+/**
+ * Reads the signals among the nodes of `scope` and groups each under its root. Two queries for the scope, then
+ * per failed run one for its children and per signal one root-cause walk (six queries): failures are few.
+ */
+export async function readSignals(
+  source: AnalysisSource,
+  config: AlertsConfig,
+  scope: SignalScope,
+  nowMs: number,
+): Promise<SignalReading> {
+  const { db, state } = source;
+  const now = new Date(nowMs);
+  const jobIds = [...scope.jobs].filter((id) => signalNode(state, 'job', id) !== undefined);
+  const datasetIds = [...scope.datasets].filter((id) => signalNode(state, 'dataset', id) !== undefined);
+  const [latestRuns, failedAssertions] = await Promise.all([
+    latestRunOfJobs(db, jobIds, now),
+    latestFailedAssertions(db, datasetIds, now),
+  ]);
+
+  const signals: Signal[] = [];
+  const pending: PendingSignal[] = [];
+  const pendingRuns = new Set<string>();
+  for (const [jobId, run] of latestRuns) {
+    const node = signalNode(state, 'job', jobId);
+    if (node === undefined || !isFailedRun(run)) continue;
+    const found = runSignal(config, node, run, nowMs);
+    if (found === undefined) continue;
+    if ('pending' in found) {
+      pending.push(found.pending);
+      pendingRuns.add(run.uuid);
+    } else signals.push(found.signal);
+  }
+  const failingDatasets = new Set<number>();
+  const reporterRuns = await runOutcomes(db, [...new Set(failedAssertions.map((record) => record.runUuid))]);
+  for (const record of failedAssertions) {
+    const node = signalNode(state, 'dataset', record.datasetId);
+    if (node === undefined) continue;
+    failingDatasets.add(record.datasetId);
+    const reporterJob = reporterRuns.get(record.runUuid)?.jobId;
+    const reporter = reporterJob === undefined ? undefined : signalNode(state, 'job', reporterJob);
+    const signal: Signal = {
+      key: `assertion:${record.datasetId}:${record.identity}:${record.runUuid}`,
+      kind: 'assertion_failed',
+      node,
+      at: record.at,
+      runUuid: record.runUuid,
+      errorMessage: null,
+      assertion: {
+        assertion: record.assertion,
+        name: record.name,
+        column: record.column || null,
+        expected: record.expected,
+        actual: record.actual,
+        runUuid: record.runUuid,
+        at: record.at.toISOString(),
+      },
+      ...(reporter === undefined ? {} : { reporter }),
+    };
+    if (matchingRules(config, subjectOf(signal)).length > 0) signals.push(signal);
+  }
+
+  // A failed run with a failed child is explained by the child (or by what explains the child).
+  const children = await failedChildRuns(
+    db,
+    signals.filter((s) => s.kind === 'run_failed').map((s) => s.runUuid),
+  );
+  const childJobs = [...new Set([...children.values()].flat().map((child) => child.jobId))];
+  const childLatest = await latestRunOfJobs(
+    db,
+    childJobs.filter((id) => !latestRuns.has(id)),
+    now,
+  );
+  const latestOf = (jobId: number) => latestRuns.get(jobId) ?? childLatest.get(jobId);
+
+  const grouped: GroupedSignal[] = [];
+  const rootMemo = new Map<string, Promise<Signal | 'pending'>>();
+  const rootOf = (signal: Signal, depth: number): Promise<Signal | 'pending'> => {
+    let found = rootMemo.get(signal.key);
+    if (found === undefined) {
+      found = findRoot(signal, depth);
+      rootMemo.set(signal.key, found);
+    }
+    return found;
+  };
+  const findRoot = async (signal: Signal, depth: number): Promise<Signal | 'pending'> => {
+    if (depth > 8) return signal;
+    if (signal.kind === 'run_failed') {
+      for (const child of children.get(signal.runUuid) ?? []) {
+        const latest = latestOf(child.jobId);
+        const node = signalNode(state, 'job', child.jobId);
+        // Only a child whose failure stands (no retry of it completed since) explains its parent.
+        if (node === undefined || latest?.uuid !== child.uuid || !isFailedRun(latest)) continue;
+        const found = runSignal(config, node, latest, nowMs);
+        if (found === undefined) continue;
+        if ('pending' in found) return 'pending';
+        return rootOf(found.signal, depth + 1);
+      }
+    }
+    const result = await rootCause(source, { kind: signal.node.type, id: signal.node.id }, { at: now });
+    const own = result.causes.find(
+      (cause) =>
+        cause.nodeId === signal.node.nodeId &&
+        cause.kind === (signal.kind === 'run_failed' ? 'failedRun' : 'failedAssertion'),
+    );
+    const explainedBy = own?.explainedBy ?? null;
+    if (explainedBy === null) return signal;
+    const cause = result.causes.find((c) => c.kind === 'failedRun' && c.nodeId === explainedBy);
+    const upstream = cause === undefined ? undefined : upstreamSignal(state, config, cause, nowMs);
+    if (upstream === undefined) return signal;
+    if (upstream === 'pending') return 'pending';
+    return rootOf(upstream, depth + 1);
+  };
+  for (const signal of signals) {
+    const root = await rootOf(signal, 0);
+    if (root === 'pending') {
+      pending.push({ node: signal.node, runUuid: signal.runUuid, dueAt: nowMs + 1000 });
+      continue;
+    }
+    grouped.push({ signal, root });
+  }
+  return { grouped, pending, latestRuns, failingDatasets };
+}
+
+/** The signal of a failed run upstream, named by a root-cause cause. */
+function upstreamSignal(
+  state: ReadModel,
+  config: AlertsConfig,
+  cause: Cause,
+  nowMs: number,
+): Signal | 'pending' | undefined {
+  const node = nodeOfId(state, cause.nodeId);
+  if (node === undefined || cause.run === null) return undefined;
+  const found = runSignal(
+    config,
+    node,
+    {
+      uuid: cause.run.id,
+      endedAt: cause.run.endedAt === null ? null : new Date(cause.run.endedAt),
+      errorMessage: cause.errorMessage,
+    },
+    nowMs,
+  );
+  if (found === undefined) return undefined;
+  return 'pending' in found ? 'pending' : found.signal;
+}

@@ -1,0 +1,406 @@
+/**
+ * Incidents end to end: a real server with an alerts configuration, real events, and webhook receivers on
+ * loopback that check every signature. What is checked is what owners see: one incident per root cause, who is
+ * told and why, the retry grace, the retries of a delivery, and the resolution.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { demoNames, demoScenario } from '../../src/cli/demo-scenario.js';
+import { runEvents } from '../analysis-scenarios.js';
+import { backends, startServer, type TestServer } from '../helpers/backends.js';
+import { until } from '../helpers/wait.js';
+import type { Receiver, ReceivedRequest, ScriptedAnswer } from './fixtures.js';
+import { newSecret, signatureValid, startReceiver } from './fixtures.js';
+
+const PRODUCER = 'https://example.com/headwater/incidents-test';
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A receiver that refuses (599) any request whose signature does not verify, then answers from `script`. */
+async function hook(secret: string, script: ScriptedAnswer[] = [{ status: 200 }]): Promise<Receiver> {
+  const receiver = await startReceiver((request: ReceivedRequest, index: number) => {
+    if (!signatureValid(secret, request)) throw new Error('bad signature');
+    return script[Math.min(index, script.length - 1)]!;
+  });
+  cleanups.push(() => receiver.close());
+  return receiver;
+}
+
+interface Channel {
+  readonly name: string;
+  readonly receiver: Receiver;
+  readonly secret: string;
+}
+
+async function channel(name: string, script?: ScriptedAnswer[]): Promise<Channel> {
+  const secret = newSecret();
+  return { name, secret, receiver: await hook(secret, script) };
+}
+
+/** Writes an alerts configuration and starts a server with it. */
+async function serve(
+  backend: (typeof all)[number],
+  channels: readonly Channel[],
+  rest: string,
+): Promise<TestServer & { url: string }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'headwater-alerts-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'alerts.yaml');
+  const channelLines = channels
+    .map((c) => `  ${c.name}:\n    type: webhook\n    url: ${c.receiver.url}\n    secret: ${c.secret}\n`)
+    .join('');
+  await writeFile(file, `explorerUrl: https://lineage.example.com\nchannels:\n${channelLines}${rest}`);
+  const server = await startServer(backend, { alertsConfig: file });
+  cleanups.push(() => server.stop());
+  return server;
+}
+
+async function post(server: TestServer, events: readonly unknown[]): Promise<void> {
+  const response = await server.request('/api/v1/lineage/batch', {
+    method: 'POST',
+    body: JSON.stringify(events),
+    headers: { 'content-type': 'application/json' },
+  });
+  expect(response.status, await response.clone().text()).toBeLessThan(300);
+}
+
+async function json<T>(server: TestServer, url: string, init?: RequestInit): Promise<T> {
+  const response = await server.request(url, init);
+  const body = await response.text();
+  expect({ url, status: response.status, body: response.status < 300 ? '' : body }).toMatchObject({
+    status: init?.method === 'POST' ? 200 : 200,
+  });
+  return JSON.parse(body) as T;
+}
+
+interface IncidentJson {
+  id: string;
+  status: string;
+  signal: string;
+  root: string;
+  headline: string;
+  recipients: {
+    address: { channel?: string };
+    reasons: { kind: string; owner?: string; node?: { name: string } }[];
+  }[];
+  impacted: { datasets: { name: string; depth: number; columns?: string[] }[]; jobs: { name: string }[] };
+}
+
+interface Detail {
+  incident: IncidentJson;
+  signals: { key: string; kind: string; node: string }[];
+  timeline: {
+    id: string;
+    kind: string;
+    webhookId: string;
+    deliveries: { channel: string; state: string; attempts: number }[];
+  }[];
+}
+
+const incidents = (server: TestServer, status = '') =>
+  json<{ incidents: IncidentJson[]; totalCount: number }>(
+    server,
+    `/api/v1/incidents${status === '' ? '' : `?status=${status}`}`,
+  );
+
+/** Waits until the engine and the outbox have nothing left to do. */
+async function quiet(server: TestServer): Promise<void> {
+  await server.server.alerts!.incidents.settled();
+  await until(
+    'every delivery sent or given up',
+    async () => {
+      const { incidents: list } = await incidents(server);
+      const details = await Promise.all(
+        list.map((incident) => json<Detail>(server, `/api/v1/incidents/${incident.id}`)),
+      );
+      return details.flatMap((detail) => detail.timeline.flatMap((t) => t.deliveries.map((d) => d.state)));
+    },
+    (states) => states.every((state) => state !== 'pending'),
+  );
+  await server.server.alerts!.incidents.settled();
+}
+
+const payloads = (receiver: Receiver) =>
+  receiver.requests.map((request) => ({
+    webhookId: request.headers['webhook-id'],
+    body: JSON.parse(request.body) as { type: string; data: Record<string, unknown> },
+  }));
+
+const all = backends();
+
+/** A server whose one rule sends every failed run, at once, to the channel `ops`. */
+const opsServer = (backend: (typeof all)[number], ops: Channel) =>
+  serve(
+    backend,
+    [ops],
+    ['rules:', '  - on: run_failed', '    retryGrace: 0s', '    notify: { channels: ops }', ''].join('\n'),
+  );
+
+/** The events of one failed run of `etl/load` in 2025 (long past any grace). */
+const failedLoad = () =>
+  runEvents({
+    namespace: 'etl',
+    job: 'load',
+    runId: randomUUID(),
+    start: '2025-01-01T00:00:00Z',
+    end: '2025-01-01T00:01:00Z',
+    ends: 'FAIL',
+  });
+
+describe.each(all)('incidents ($name)', (backend) => {
+  it("opens exactly one incident for the demo's load_orders failure, tells the finance owners, groups the freshness failure and the DAG into it, and resolves it on the next good run", async () => {
+    const finance = await channel('finance');
+    const platform = await channel('platform');
+    const server = await serve(
+      backend,
+      [finance, platform],
+      [
+        'owners:',
+        '  team:finance-analytics: finance',
+        '  team:data-platform: platform',
+        'rules:',
+        '  - name: everything',
+        '    on: [run_failed, assertion_failed]',
+        '    retryGrace: 0s',
+        '',
+      ].join('\n'),
+    );
+    const scenario = demoScenario();
+    await post(server, scenario.events);
+    await until(
+      'a delivery to finance',
+      () => finance.receiver.requests.length,
+      (n) => n >= 1,
+    );
+    await quiet(server);
+
+    const { incidents: list } = await incidents(server);
+    expect(list.map((incident) => [incident.signal, incident.root, incident.status])).toEqual([
+      ['run_failed', `job:${demoNames.airflow}:${demoNames.loadOrders}`, 'open'],
+    ]);
+    const [incident] = list;
+    const detail = await json<Detail>(server, `/api/v1/incidents/${incident!.id}`);
+    // The task's failure, the DAG run it failed, and dbt's freshness test on the staging table it did not load.
+    expect(detail.signals.map((signal) => [signal.kind, signal.node]).sort()).toEqual(
+      [
+        ['assertion_failed', `dataset:${demoNames.warehouse}:${demoNames.stagingOrders}`],
+        ['run_failed', `job:${demoNames.airflow}:${demoNames.dag}`],
+        ['run_failed', `job:${demoNames.airflow}:${demoNames.loadOrders}`],
+      ].sort(),
+    );
+    expect(incident!.impacted.datasets.map((d) => [d.name, d.depth])).toEqual(
+      expect.arrayContaining([
+        [demoNames.stagingOrders, 1],
+        [demoNames.dashboard, expect.any(Number)],
+      ]),
+    );
+    const financeRecipient = incident!.recipients.find((r) => r.address.channel === 'finance');
+    expect(financeRecipient?.reasons).toContainEqual(
+      expect.objectContaining({
+        kind: 'owns-impacted',
+        owner: 'team:finance-analytics',
+        node: expect.objectContaining({ name: demoNames.dashboard }),
+      }),
+    );
+    expect(incident!.recipients.find((r) => r.address.channel === 'platform')?.reasons).toContainEqual(
+      expect.objectContaining({ kind: 'owns-root', owner: 'team:data-platform' }),
+    );
+
+    // Told once each, signed, with the transition's webhook-id.
+    for (const receiver of [finance.receiver, platform.receiver]) {
+      const sent = payloads(receiver);
+      expect(sent.map((p) => p.webhookId)).toEqual([detail.timeline[0]!.webhookId]);
+      expect(sent[0]!.body.type).toBe('incident.opened');
+    }
+    expect(detail.timeline.map((t) => t.kind)).toEqual(['opened']);
+
+    // The next good run of load_orders resolves it, and the same people hear so, once.
+    const fixedRun = randomUUID();
+    await post(
+      server,
+      runEvents({
+        namespace: demoNames.airflow,
+        job: demoNames.loadOrders,
+        runId: fixedRun,
+        start: '2025-03-15T09:00:00Z',
+        end: '2025-03-15T09:05:00Z',
+      }).map((event) => ({ ...(event as object), producer: PRODUCER })),
+    );
+    await until(
+      'the incident resolved',
+      async () => (await incidents(server)).incidents.map((i) => i.status),
+      (statuses) => statuses.length === 1 && statuses[0] === 'resolved',
+    );
+    await quiet(server);
+    const resolved = await json<Detail>(server, `/api/v1/incidents/${incident!.id}`);
+    expect(resolved.timeline.map((t) => t.kind)).toEqual(['opened', 'resolved']);
+    for (const receiver of [finance.receiver, platform.receiver]) {
+      expect(payloads(receiver).map((p) => [p.webhookId, p.body.type])).toEqual([
+        [resolved.timeline[0]!.webhookId, 'incident.opened'],
+        [resolved.timeline[1]!.webhookId, 'incident.resolved'],
+      ]);
+    }
+    // The DAG's failed run and the staging table's failing freshness stay failing, but were told of: no second incident.
+    expect((await incidents(server)).totalCount).toBe(1);
+  });
+
+  it('opens nothing for a failure retried within its grace, and opens one once the grace of a failure with no retry passes', async () => {
+    const ops = await channel('ops');
+    const server = await serve(
+      backend,
+      [ops],
+      ['rules:', '  - on: run_failed', '    retryGrace: 3s', '    notify: { channels: ops }', ''].join('\n'),
+    );
+    const now = Date.now();
+    const at = (ms: number) => new Date(now + ms).toISOString();
+    // An Airflow-style retry: the first try fails, the second try (a new run) completes 1 s later.
+    await post(server, [
+      ...runEvents({
+        namespace: 'etl',
+        job: 'flaky',
+        runId: randomUUID(),
+        start: at(-2000),
+        end: at(0),
+        ends: 'FAIL',
+        error: 'timeout',
+      }),
+      ...runEvents({
+        namespace: 'etl',
+        job: 'broken',
+        runId: randomUUID(),
+        start: at(-2000),
+        end: at(0),
+        ends: 'FAIL',
+        error: 'no such table',
+      }),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await post(
+      server,
+      runEvents({ namespace: 'etl', job: 'flaky', runId: randomUUID(), start: at(500), end: at(1000) }),
+    );
+    expect((await incidents(server)).totalCount).toBe(0);
+
+    await until(
+      'the broken job told',
+      () => ops.receiver.requests.length,
+      (n) => n >= 1,
+    );
+    await quiet(server);
+    const { incidents: list } = await incidents(server);
+    expect(list.map((incident) => incident.root)).toEqual(['job:etl:broken']);
+    expect(payloads(ops.receiver).map((p) => p.body.type)).toEqual(['incident.opened']);
+  });
+
+  it('delivers to a receiver answering 500, 500, 200 on the third attempt, with one webhook-id', async () => {
+    const ops = await channel('ops', [{ status: 500 }, { status: 500 }, { status: 200 }]);
+    const server = await opsServer(backend, ops);
+    await post(server, failedLoad());
+    await until(
+      'three attempts',
+      () => ops.receiver.requests.length,
+      (n) => n >= 3,
+    );
+    await quiet(server);
+    const [incident] = (await incidents(server)).incidents;
+    const detail = await json<Detail>(server, `/api/v1/incidents/${incident!.id}`);
+    expect(detail.timeline[0]!.deliveries).toEqual([
+      expect.objectContaining({ channel: 'ops', state: 'sent', attempts: 3 }),
+    ]);
+    expect(new Set(ops.receiver.requests.map((r) => r.headers['webhook-id']))).toEqual(
+      new Set([detail.timeline[0]!.webhookId]),
+    );
+    expect(ops.receiver.requests).toHaveLength(3);
+  });
+
+  it('tells the owners of a failed run’s previous outputs when its FAIL event names none (as dbt-ol sends it)', async () => {
+    const marts = await channel('marts');
+    const server = await serve(
+      backend,
+      [marts],
+      ['owners:', '  team:marts: marts', 'rules:', '  - on: run_failed', '    retryGrace: 0s', ''].join('\n'),
+    );
+    const owned = {
+      ownership: {
+        _producer: PRODUCER,
+        _schemaURL: 'https://openlineage.io/spec/facets/1-0-1/OwnershipDatasetFacet.json',
+        owners: [{ name: 'team:marts', type: 'OWNER' }],
+      },
+    };
+    await post(server, [
+      ...runEvents({
+        namespace: 'dbt',
+        job: 'model.orders',
+        runId: randomUUID(),
+        start: '2025-01-01T00:00:00Z',
+        end: '2025-01-01T00:01:00Z',
+        inputs: [{ name: 'raw.orders' }],
+        outputs: [{ name: 'marts.orders', facets: owned }],
+      }),
+      ...runEvents({
+        namespace: 'dbt',
+        job: 'model.orders',
+        runId: randomUUID(),
+        start: '2025-01-02T00:00:00Z',
+        end: '2025-01-02T00:01:00Z',
+        ends: 'FAIL',
+        error: 'Database Error',
+      }),
+    ]);
+    await until(
+      'the owners told',
+      () => marts.receiver.requests.length,
+      (n) => n >= 1,
+    );
+    await quiet(server);
+    const [incident] = (await incidents(server)).incidents;
+    expect(incident!.impacted.datasets.map((d) => d.name)).toEqual(['marts.orders']);
+    expect(incident!.recipients).toEqual([
+      {
+        address: { channel: 'marts' },
+        reasons: [expect.objectContaining({ kind: 'owns-impacted', owner: 'team:marts', depth: 1 })],
+      },
+    ]);
+  });
+
+  it('acknowledges and resolves through the API, tells the recipients each time, and refuses a second resolution', async () => {
+    const ops = await channel('ops');
+    const server = await opsServer(backend, ops);
+    await post(server, failedLoad());
+    await until(
+      'opened',
+      () => ops.receiver.requests.length,
+      (n) => n >= 1,
+    );
+    const [incident] = (await incidents(server)).incidents;
+    const act = (action: string, note: string) =>
+      server.request(`/api/v1/incidents/${incident!.id}/${action}`, {
+        method: 'POST',
+        body: JSON.stringify({ note }),
+        headers: { 'content-type': 'application/json' },
+      });
+    const acknowledged = await act('acknowledge', 'looking');
+    expect(acknowledged.status).toBe(200);
+    expect(((await acknowledged.json()) as IncidentJson).status).toBe('acknowledged');
+    expect((await act('resolve', 'fixed the credentials')).status).toBe(200);
+    const again = await act('resolve', 'twice');
+    expect(again.status).toBe(409);
+    await quiet(server);
+    expect(payloads(ops.receiver).map((p) => p.body.type)).toEqual([
+      'incident.opened',
+      'incident.acknowledged',
+      'incident.resolved',
+    ]);
+    // The failure still stands (no good run), yet it was told of: resolving by hand does not reopen it.
+    server.server.alerts!.incidents.reconcileAll();
+    await quiet(server);
+    expect((await incidents(server)).totalCount).toBe(1);
+    const audit = await json<{ entries?: { action: string }[] }>(server, '/api/v1/audit?action=incidents.');
+    expect(JSON.stringify(audit)).toContain('incidents.resolve');
+  });
+});
