@@ -19,8 +19,9 @@
  * A signal belongs to the incident it was first grouped into for good (incident_signals): a failure that lasts
  * beyond a manual resolution does not open a second incident, a new failure does.
  *
- * Memory: the signals pending a retry grace (one per failing job at most) and the nodes touched since the last
- * reconciliation; both bounded by the graph.
+ * Memory: the signals pending a retry grace (one per failing job at most), when each current failure was first
+ * seen (signals.ts, FirstSeen: failures looked at in the last grace and ten minutes) and the nodes touched since
+ * the last reconciliation; all bounded by the graph, none by history.
  */
 import { randomUUID } from 'node:crypto';
 import type { AnalysisSource } from '../analysis/context.js';
@@ -60,6 +61,7 @@ import {
   nodeOfId,
   readSignals,
   subjectOf,
+  type FirstSeen,
   type GroupedSignal,
   type PendingSignal,
   type Signal,
@@ -95,7 +97,8 @@ export interface IncidentEngineOptions {
   /** The clock, epoch ms. @default Date.now */
   readonly now?: () => number;
   /**
-   * How often every open incident's root and every pending signal is looked at again without a commit.
+   * How often every open incident's root and every pending signal is looked at again without a commit (a root
+   * deleted or hidden since, a grace whose timer was lost to a failed reconciliation).
    * @default 30000
    */
   readonly tickMs?: number;
@@ -131,6 +134,7 @@ export class IncidentEngine {
   #scope: { jobs: Set<number>; datasets: Set<number> } = { jobs: new Set(), datasets: new Set() };
   #all = false;
   #pending = new Map<string, PendingSignal>();
+  readonly #firstSeen: FirstSeen = new Map();
   #running: Promise<void> | undefined;
   #dueTimer: NodeJS.Timeout | undefined;
   #tick: NodeJS.Timeout | undefined;
@@ -144,9 +148,12 @@ export class IncidentEngine {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Starts the periodic look at open incidents and pending signals. */
+  /** Starts the periodic look at open incidents' roots and pending signals (not at the whole graph). */
   start(): void {
-    this.#tick ??= setInterval(() => this.reconcileAll(), this.#options.tickMs ?? 30_000);
+    this.#tick ??= setInterval(() => {
+      this.#due = true;
+      this.#kick();
+    }, this.#options.tickMs ?? 30_000);
     this.#tick.unref();
   }
 
@@ -157,7 +164,7 @@ export class IncidentEngine {
     this.#kick();
   }
 
-  /** Looks at every job and dataset (on becoming the writer, and periodically). */
+  /** Looks at every job and dataset (on start and on becoming the writer). */
   reconcileAll(): void {
     this.#all = true;
     this.#kick();
@@ -233,7 +240,8 @@ export class IncidentEngine {
     for (const pending of this.#pending.values())
       (pending.node.type === 'job' ? jobs : datasets).add(pending.node.id);
 
-    const reading = await readSignals(source, config, { jobs, datasets }, nowMs);
+    const reading = await readSignals(source, config, { jobs, datasets }, nowMs, this.#firstSeen);
+    this.#forgetSeen(nowMs);
     this.#pending = new Map(reading.pending.map((p) => [`${p.node.type}:${p.node.id}`, p]));
     this.#scheduleDue();
 
@@ -364,6 +372,8 @@ export class IncidentEngine {
       config,
       { jobs: new Set(source.state.jobsById.keys()), datasets: new Set(source.state.datasetsById.keys()) },
       nowMs,
+      // A dry run counts graces from when this server first saw each failure, and keeps nothing.
+      new Map([...this.#firstSeen].map(([uuid, seen]) => [uuid, { ...seen }])),
     );
     const groups = groupByRoot(reading.grouped);
     const openByKey = new Map((await openIncidents(db)).map((incident) => [incident.key, incident.id]));
@@ -465,6 +475,16 @@ export class IncidentEngine {
             message: renderDelivery(notice as IncidentNotice, delivery, config),
           })),
     };
+  }
+
+  /**
+   * Forgets when a failure was first seen once no reconciliation has looked at it for the longest grace and ten
+   * minutes: it was retried, or told of and left alone (should it be looked at again, it is told of already).
+   */
+  #forgetSeen(nowMs: number): void {
+    const longest = Math.max(0, ...this.#options.config.rules.map((rule) => rule.retryGraceMs));
+    for (const [uuid, seen] of this.#firstSeen)
+      if (seen.used < nowMs - longest - 600_000) this.#firstSeen.delete(uuid);
   }
 
   #scheduleDue(): void {

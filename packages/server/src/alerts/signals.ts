@@ -145,12 +145,21 @@ export function subjectOf(signal: Pick<Signal, 'kind' | 'node' | 'reporter'>): S
       };
 }
 
+/**
+ * When each failed run was first seen, epoch ms: a retry grace runs from the run's end or from then, whichever is
+ * later, so that a failure that arrives late (a backfill, a producer that buffered its events) still waits for
+ * its retry. Kept by the engine in memory, for the failures of the last grace or so; after a restart a failure
+ * not yet told of waits its grace again.
+ */
+export type FirstSeen = Map<string, { readonly at: number; used: number }>;
+
 /** The signal of a failed run, or its pending form while its grace lasts; undefined when no rule alerts on it. */
 function runSignal(
   config: AlertsConfig,
   node: SignalNode,
   run: { uuid: string; endedAt: Date | null; errorMessage: string | null },
   nowMs: number,
+  firstSeen: FirstSeen,
 ): { signal: Signal } | { pending: PendingSignal } | undefined {
   const at = run.endedAt ?? new Date(nowMs);
   const signal: Signal = {
@@ -163,7 +172,10 @@ function runSignal(
   };
   const grace = retryGraceMs(config, subjectOf(signal));
   if (grace === undefined) return undefined;
-  const dueAt = at.getTime() + grace;
+  let seen = firstSeen.get(run.uuid);
+  if (seen === undefined) firstSeen.set(run.uuid, (seen = { at: nowMs, used: nowMs }));
+  seen.used = nowMs;
+  const dueAt = Math.max(at.getTime(), seen.at) + grace;
   return dueAt > nowMs ? { pending: { node, runUuid: run.uuid, dueAt } } : { signal };
 }
 
@@ -176,6 +188,7 @@ export async function readSignals(
   config: AlertsConfig,
   scope: SignalScope,
   nowMs: number,
+  firstSeen: FirstSeen,
 ): Promise<SignalReading> {
   const { db, state } = source;
   const now = new Date(nowMs);
@@ -192,7 +205,7 @@ export async function readSignals(
   for (const [jobId, run] of latestRuns) {
     const node = signalNode(state, 'job', jobId);
     if (node === undefined || !isFailedRun(run)) continue;
-    const found = runSignal(config, node, run, nowMs);
+    const found = runSignal(config, node, run, nowMs, firstSeen);
     if (found === undefined) continue;
     if ('pending' in found) {
       pending.push(found.pending);
@@ -242,8 +255,10 @@ export async function readSignals(
   const latestOf = (jobId: number) => latestRuns.get(jobId) ?? childLatest.get(jobId);
 
   const grouped: GroupedSignal[] = [];
-  const rootMemo = new Map<string, Promise<Signal | 'pending'>>();
-  const rootOf = (signal: Signal, depth: number): Promise<Signal | 'pending'> => {
+  // A root still in its grace defers what it explains until it is due.
+  type Root = Signal | { readonly pendingUntil: number };
+  const rootMemo = new Map<string, Promise<Root>>();
+  const rootOf = (signal: Signal, depth: number): Promise<Root> => {
     let found = rootMemo.get(signal.key);
     if (found === undefined) {
       found = findRoot(signal, depth);
@@ -251,7 +266,7 @@ export async function readSignals(
     }
     return found;
   };
-  const findRoot = async (signal: Signal, depth: number): Promise<Signal | 'pending'> => {
+  const findRoot = async (signal: Signal, depth: number): Promise<Root> => {
     if (depth > 8) return signal;
     if (signal.kind === 'run_failed') {
       for (const child of children.get(signal.runUuid) ?? []) {
@@ -259,9 +274,9 @@ export async function readSignals(
         const node = signalNode(state, 'job', child.jobId);
         // Only a child whose failure stands (no retry of it completed since) explains its parent.
         if (node === undefined || latest?.uuid !== child.uuid || !isFailedRun(latest)) continue;
-        const found = runSignal(config, node, latest, nowMs);
+        const found = runSignal(config, node, latest, nowMs, firstSeen);
         if (found === undefined) continue;
-        if ('pending' in found) return 'pending';
+        if ('pending' in found) return { pendingUntil: found.pending.dueAt };
         return rootOf(found.signal, depth + 1);
       }
     }
@@ -274,15 +289,16 @@ export async function readSignals(
     const explainedBy = own?.explainedBy ?? null;
     if (explainedBy === null) return signal;
     const cause = result.causes.find((c) => c.kind === 'failedRun' && c.nodeId === explainedBy);
-    const upstream = cause === undefined ? undefined : upstreamSignal(state, config, cause, nowMs);
+    const upstream =
+      cause === undefined ? undefined : upstreamSignal(state, config, cause, nowMs, firstSeen);
     if (upstream === undefined) return signal;
-    if (upstream === 'pending') return 'pending';
-    return rootOf(upstream, depth + 1);
+    if ('pending' in upstream) return { pendingUntil: upstream.pending.dueAt };
+    return rootOf(upstream.signal, depth + 1);
   };
   for (const signal of signals) {
     const root = await rootOf(signal, 0);
-    if (root === 'pending') {
-      pending.push({ node: signal.node, runUuid: signal.runUuid, dueAt: nowMs + 1000 });
+    if ('pendingUntil' in root) {
+      pending.push({ node: signal.node, runUuid: signal.runUuid, dueAt: root.pendingUntil });
       continue;
     }
     grouped.push({ signal, root });
@@ -296,10 +312,11 @@ function upstreamSignal(
   config: AlertsConfig,
   cause: Cause,
   nowMs: number,
-): Signal | 'pending' | undefined {
+  firstSeen: FirstSeen,
+): { signal: Signal } | { pending: PendingSignal } | undefined {
   const node = nodeOfId(state, cause.nodeId);
   if (node === undefined || cause.run === null) return undefined;
-  const found = runSignal(
+  return runSignal(
     config,
     node,
     {
@@ -308,7 +325,6 @@ function upstreamSignal(
       errorMessage: cause.errorMessage,
     },
     nowMs,
+    firstSeen,
   );
-  if (found === undefined) return undefined;
-  return 'pending' in found ? 'pending' : found.signal;
 }

@@ -249,7 +249,7 @@ describe.each(all)('incidents ($name)', (backend) => {
     expect((await incidents(server)).totalCount).toBe(1);
   });
 
-  it('opens nothing for a failure retried within its grace, and opens one once the grace of a failure with no retry passes', async () => {
+  it('opens nothing for a failure retried within its grace (counted from its arrival when it comes late), and opens one once the grace of a failure with no retry passes', async () => {
     const ops = await channel('ops');
     const server = await serve(
       backend,
@@ -278,12 +278,27 @@ describe.each(all)('incidents ($name)', (backend) => {
         ends: 'FAIL',
         error: 'no such table',
       }),
+      // Events that arrive an hour late (a producer that buffered them): the grace runs from their arrival.
+      ...runEvents({
+        namespace: 'etl',
+        job: 'late',
+        runId: randomUUID(),
+        start: at(-3_700_000),
+        end: at(-3_600_000),
+        ends: 'FAIL',
+      }),
     ]);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    await post(
-      server,
-      runEvents({ namespace: 'etl', job: 'flaky', runId: randomUUID(), start: at(500), end: at(1000) }),
-    );
+    await post(server, [
+      ...runEvents({ namespace: 'etl', job: 'flaky', runId: randomUUID(), start: at(500), end: at(1000) }),
+      ...runEvents({
+        namespace: 'etl',
+        job: 'late',
+        runId: randomUUID(),
+        start: at(-3_500_000),
+        end: at(-3_400_000),
+      }),
+    ]);
     expect((await incidents(server)).totalCount).toBe(0);
 
     await until(
