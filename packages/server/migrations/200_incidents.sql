@@ -63,7 +63,8 @@ CREATE TABLE alert_outbox (
   created_at timestamptz NOT NULL,
   attempts integer NOT NULL DEFAULT 0,
   next_attempt_at timestamptz NOT NULL,
-  -- The epoch of the writer that last took the row to send it.
+  -- The epoch of the writer sending the row now (NULL once the attempt is recorded): a row an earlier writer
+  -- took and never recorded is sent again at once by the next.
   claimed_epoch bigint,
   sent_at timestamptz,
   -- Set when it will not be sent: the channel answered 410, refused it, or is no longer configured.

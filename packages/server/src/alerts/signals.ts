@@ -289,8 +289,7 @@ export async function readSignals(
     const explainedBy = own?.explainedBy ?? null;
     if (explainedBy === null) return signal;
     const cause = result.causes.find((c) => c.kind === 'failedRun' && c.nodeId === explainedBy);
-    const upstream =
-      cause === undefined ? undefined : upstreamSignal(state, config, cause, nowMs, firstSeen);
+    const upstream = cause === undefined ? undefined : upstreamSignal(state, config, cause, nowMs, firstSeen);
     if (upstream === undefined) return signal;
     if ('pending' in upstream) return { pendingUntil: upstream.pending.dueAt };
     return rootOf(upstream.signal, depth + 1);

@@ -1,8 +1,5 @@
-import type { AddressInfo } from 'node:net';
-import type { AddressObject, ParsedMail } from 'mailparser';
-import { simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { AddressObject } from 'mailparser';
+import { describe, expect, it } from 'vitest';
 import type { AlertsConfig } from '../../src/alerts/config.js';
 import { parseAlertsConfig } from '../../src/alerts/config.js';
 import { deliverWithRetry } from '../../src/alerts/deliver.js';
@@ -10,63 +7,7 @@ import { createChannelSenders, planDeliveries, renderDelivery } from '../../src/
 import type { EmailMessage } from '../../src/alerts/email-message.js';
 import { createEmailSender } from '../../src/alerts/email-sender.js';
 import type { IncidentNotice } from '../../src/alerts/notice.js';
-import { loadOrdersNotice } from './fixtures.js';
-
-interface Received {
-  readonly mail: ParsedMail;
-  readonly envelopeTo: string[];
-  readonly user: string | undefined;
-}
-
-/** A real SMTP server on loopback that checks a login, may refuse recipients, and parses what it accepts. */
-async function startSmtp(options: { refuse?: Readonly<Record<string, number>> } = {}) {
-  const received: Received[] = [];
-  const logins: string[] = [];
-  const server = new SMTPServer({
-    logger: false,
-    // No TLS on loopback: STARTTLS off, so that the login goes over the plain connection.
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
-    onAuth(auth, _session, callback) {
-      logins.push(`${auth.username}:${auth.password}`);
-      if (auth.username === 'alerts' && auth.password === 'smtp-secret')
-        callback(null, { user: auth.username });
-      else callback(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
-    },
-    onRcptTo(address, _session, callback) {
-      const code = options.refuse?.[address.address];
-      if (code === undefined) callback();
-      else
-        callback(
-          Object.assign(new Error(`${code === 550 ? 'No such mailbox' : 'Try again later'}`), {
-            responseCode: code,
-          }),
-        );
-    },
-    onData(stream, session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          received.push({
-            mail,
-            envelopeTo: session.envelope.rcptTo.map((to) => to.address),
-            user: session.user as string | undefined,
-          });
-          callback();
-        })
-        .catch((error: Error) => callback(error));
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
-  closers.push(close);
-  return { port, received, logins };
-}
-
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+import { loadOrdersNotice, startSmtp, type Received } from './fixtures.js';
 
 function configFor(port: number): AlertsConfig {
   const yaml = `

@@ -1,7 +1,12 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ParsedMail } from 'mailparser';
+import { simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { afterEach } from 'vitest';
 import type { IncidentNotice, RecipientReason, TransitionKind } from '../../src/alerts/notice.js';
+import type { SlackMessage } from '../../src/alerts/slack-message.js';
 
 const financeOwnsOrders: RecipientReason = {
   kind: 'owns-impacted',
@@ -179,3 +184,85 @@ export function signatureValid(secret: string, request: ReceivedRequest): boolea
         candidate.length === expected.length && timingSafeEqual(Buffer.from(candidate), expected),
     );
 }
+
+/**
+ * What Slack's incoming webhooks check before they answer `ok`, as their documentation states it: a JSON body
+ * with `text`, and blocks of known types within their limits; otherwise 400 `invalid_blocks`.
+ */
+export function slackShaped(request: ReceivedRequest): ScriptedAnswer {
+  if (request.headers['content-type'] !== 'application/json') return { status: 400, body: 'invalid_payload' };
+  const body = JSON.parse(request.body) as SlackMessage;
+  if (typeof body.text !== 'string' || body.text === '') return { status: 400, body: 'no_text' };
+  if (!Array.isArray(body.blocks) || body.blocks.length > 50) return { status: 400, body: 'invalid_blocks' };
+  for (const block of body.blocks) {
+    if (block.type === 'header') {
+      if (block.text.type !== 'plain_text' || block.text.text.length > 150)
+        return { status: 400, body: 'invalid_blocks' };
+    } else if (block.type === 'section') {
+      if (block.text.text.length > 3000) return { status: 400, body: 'invalid_blocks' };
+    } else if (block.type === 'context') {
+      if (block.elements.length === 0 || block.elements.length > 10)
+        return { status: 400, body: 'invalid_blocks' };
+    } else if (block.type === 'actions') {
+      for (const element of block.elements)
+        if (!/^https?:\/\//.test(element.url)) return { status: 400, body: 'invalid_blocks' };
+    } else return { status: 400, body: 'invalid_blocks' };
+  }
+  return { status: 200, body: 'ok' };
+}
+
+export interface Received {
+  readonly mail: ParsedMail;
+  readonly envelopeTo: string[];
+  readonly user: string | undefined;
+}
+
+/** A real SMTP server on loopback that checks a login, may refuse recipients, and parses what it accepts. */
+export async function startSmtp(options: { refuse?: Readonly<Record<string, number>> } = {}) {
+  const received: Received[] = [];
+  const logins: string[] = [];
+  const server = new SMTPServer({
+    logger: false,
+    // No TLS on loopback: STARTTLS off, so that the login goes over the plain connection.
+    disabledCommands: ['STARTTLS'],
+    allowInsecureAuth: true,
+    onAuth(auth, _session, callback) {
+      logins.push(`${auth.username}:${auth.password}`);
+      if (auth.username === 'alerts' && auth.password === 'smtp-secret')
+        callback(null, { user: auth.username });
+      else callback(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
+    },
+    onRcptTo(address, _session, callback) {
+      const code = options.refuse?.[address.address];
+      if (code === undefined) callback();
+      else
+        callback(
+          Object.assign(new Error(`${code === 550 ? 'No such mailbox' : 'Try again later'}`), {
+            responseCode: code,
+          }),
+        );
+    },
+    onData(stream, session, callback) {
+      simpleParser(stream)
+        .then((mail) => {
+          received.push({
+            mail,
+            envelopeTo: session.envelope.rcptTo.map((to) => to.address),
+            user: session.user as string | undefined,
+          });
+          callback();
+        })
+        .catch((error: Error) => callback(error));
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  smtpServers.push(close);
+  return { port, received, logins, close };
+}
+
+const smtpServers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(smtpServers.splice(0).map((close) => close()));
+});

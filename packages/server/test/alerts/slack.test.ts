@@ -3,39 +3,13 @@ import type { SlackChannel } from '../../src/alerts/config.js';
 import type { SlackMessage } from '../../src/alerts/slack-message.js';
 import { renderSlackMessage } from '../../src/alerts/slack-message.js';
 import { createSlackSender } from '../../src/alerts/slack-sender.js';
-import type { Receiver, ReceivedRequest, ScriptedAnswer } from './fixtures.js';
-import { loadOrdersNotice, startReceiver } from './fixtures.js';
+import type { Receiver } from './fixtures.js';
+import { loadOrdersNotice, slackShaped, startReceiver } from './fixtures.js';
 
 const receivers: Receiver[] = [];
 afterEach(async () => {
   await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
 });
-
-/**
- * What Slack's incoming webhooks check before they answer `ok`, as their documentation states it: a JSON body
- * with `text`, and blocks of known types within their limits; otherwise 400 `invalid_blocks`.
- */
-function slackShaped(request: ReceivedRequest): ScriptedAnswer {
-  if (request.headers['content-type'] !== 'application/json') return { status: 400, body: 'invalid_payload' };
-  const body = JSON.parse(request.body) as SlackMessage;
-  if (typeof body.text !== 'string' || body.text === '') return { status: 400, body: 'no_text' };
-  if (!Array.isArray(body.blocks) || body.blocks.length > 50) return { status: 400, body: 'invalid_blocks' };
-  for (const block of body.blocks) {
-    if (block.type === 'header') {
-      if (block.text.type !== 'plain_text' || block.text.text.length > 150)
-        return { status: 400, body: 'invalid_blocks' };
-    } else if (block.type === 'section') {
-      if (block.text.text.length > 3000) return { status: 400, body: 'invalid_blocks' };
-    } else if (block.type === 'context') {
-      if (block.elements.length === 0 || block.elements.length > 10)
-        return { status: 400, body: 'invalid_blocks' };
-    } else if (block.type === 'actions') {
-      for (const element of block.elements)
-        if (!/^https?:\/\//.test(element.url)) return { status: 400, body: 'invalid_blocks' };
-    } else return { status: 400, body: 'invalid_blocks' };
-  }
-  return { status: 200, body: 'ok' };
-}
 
 async function slack(
   answer: Parameters<typeof startReceiver>[0] = slackShaped,

@@ -326,7 +326,9 @@ export interface ClaimedDelivery {
 
 /**
  * Takes up to `limit` due deliveries for the writer with `epoch` (rows another transaction holds are skipped), and
- * pushes their next attempt `leaseMs` ahead, so that a writer that dies while sending leaves them due again then.
+ * pushes their next attempt `leaseMs` ahead: while this writer sends them, nothing else will. Rows an earlier writer
+ * took are due at once (it lost the writer lock, so it died or was fenced while sending them): a receiver may then
+ * get a message twice, with the same `webhook-id`, but never not at all.
  */
 export async function claimDueDeliveries(
   db: Db,
@@ -338,7 +340,8 @@ export async function claimDueDeliveries(
   return fencedTransaction(db, epoch, (tx) =>
     tx.query<ClaimedDelivery>(
       `UPDATE alert_outbox o SET claimed_epoch = $1, next_attempt_at = $2::timestamptz + make_interval(secs => $4::float8 / 1000)
-       FROM (SELECT key FROM alert_outbox WHERE sent_at IS NULL AND given_up_at IS NULL AND next_attempt_at <= $2
+       FROM (SELECT key FROM alert_outbox WHERE sent_at IS NULL AND given_up_at IS NULL
+               AND (next_attempt_at <= $2 OR claimed_epoch < $1)
              ORDER BY next_attempt_at, key LIMIT $3 FOR UPDATE SKIP LOCKED) due
        WHERE o.key = due.key
        RETURNING o.key, o.incident_id AS "incidentId", o.channel, o.message, o.attempts`,
@@ -378,7 +381,7 @@ export async function recordDelivery(
          sent_at = CASE WHEN $4 = 'sent' THEN $5::timestamptz END,
          given_up_at = CASE WHEN $4 = 'given-up' THEN $5::timestamptz END,
          next_attempt_at = CASE WHEN $4 = 'retry' THEN $5::timestamptz ELSE next_attempt_at END,
-         last_error = $6
+         claimed_epoch = NULL, last_error = $6
        WHERE key = $1 AND sent_at IS NULL`,
       [
         key,
