@@ -12,6 +12,7 @@ import { demoHelp } from '../src/cli/demo.js';
 import { diffHelp } from '../src/cli/diff.js';
 import type { CommandHelp, Options } from '../src/cli/help.js';
 import { impactHelp } from '../src/cli/impact.js';
+import { alertsHelp, incidentsHelp } from '../src/cli/incidents.js';
 import { ingestHelp } from '../src/cli/ingest.js';
 import { auditHelp, keysHelp } from '../src/cli/keys.js';
 import { lineageHelp } from '../src/cli/lineage.js';
@@ -39,6 +40,8 @@ const helps: (CommandHelp & { options: Options })[] = [
   diffHelp,
   declaredHelp,
   aliasHelp,
+  incidentsHelp,
+  alertsHelp,
   keysHelp,
   auditHelp,
   backupHelp,

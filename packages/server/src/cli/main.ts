@@ -23,6 +23,8 @@ Usage:
   headwater diff RUN_A RUN_B | NODE --from TIME [--to TIME] [--json] [--url URL]
   headwater declared JOB [--at TIME] [--fail-on any] [--json] [--url URL]
   headwater alias add ALIAS DATASET | remove ALIAS | list [--json] [--url URL]   (dataset:<namespace>:<name>)
+  headwater incidents list [--status S] [--fail-on unresolved] | show ID | ack ID | resolve ID [--note TEXT] [--url URL]
+  headwater alerts dry-run [--url URL] | check FILE
   headwater keys create --name NAME --role reader|writer|admin --namespaces PATTERN [--expires 90d] | list | revoke ID
   headwater audit [--since TIME] [--actor key:ID] [--action PREFIX] [--json]
   headwater backup --out FILE --url URL | [--data-dir DIR | --database-url URL]
@@ -82,6 +84,14 @@ const commands: Record<string, () => Promise<Command>> = {
   alias: async () => {
     const m = await import('./alias.js');
     return { run: (args) => m.aliasCommand(args), help: m.aliasHelp };
+  },
+  incidents: async () => {
+    const m = await import('./incidents.js');
+    return { run: (args) => m.incidentsCommand(args), help: m.incidentsHelp };
+  },
+  alerts: async () => {
+    const m = await import('./incidents.js');
+    return { run: (args) => m.alertsCommand(args), help: m.alertsHelp };
   },
   keys: async () => {
     const m = await import('./keys.js');

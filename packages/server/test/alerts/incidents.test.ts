@@ -10,7 +10,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoNames, demoScenario } from '../../src/cli/demo-scenario.js';
 import { runEvents } from '../analysis-scenarios.js';
+import { alertsCommand, incidentsCommand } from '../../src/cli/incidents.js';
 import { backends, startServer, type TestServer } from '../helpers/backends.js';
+import { runCommand } from '../helpers/cli.js';
 import { until } from '../helpers/wait.js';
 import type { Receiver, ReceivedRequest, ScriptedAnswer } from './fixtures.js';
 import { newSecret, signatureValid, startReceiver } from './fixtures.js';
@@ -417,5 +419,52 @@ describe.each(all)('incidents ($name)', (backend) => {
     expect((await incidents(server)).totalCount).toBe(1);
     const audit = await json<{ entries?: { action: string }[] }>(server, '/api/v1/audit?action=incidents.');
     expect(JSON.stringify(audit)).toContain('incidents.resolve');
+  });
+
+  it('the CLI lists, shows, acknowledges and resolves incidents, gates CI on them, and dry-runs and checks alerts', async () => {
+    const ops = await channel('ops');
+    const server = await opsServer(backend, ops);
+    const cli = (command: typeof incidentsCommand, ...args: string[]) =>
+      runCommand(command, [...args, '--url', server.url]);
+    expect(await cli(incidentsCommand, 'list', '--fail-on', 'unresolved')).toEqual({
+      code: 0,
+      stdout: 'No incidents.\n',
+      stderr: '',
+    });
+    const dry = await cli(alertsCommand, 'dry-run');
+    expect(dry.stdout).toBe('Nothing is broken: no one would be told anything.\n');
+
+    await post(server, failedLoad());
+    await until(
+      'opened',
+      () => ops.receiver.requests.length,
+      (n) => n >= 1,
+    );
+    const listed = await cli(incidentsCommand, 'list', '--fail-on', 'unresolved');
+    expect(listed.code).toBe(1);
+    expect(listed.stdout).toContain('Run failed: etl/load');
+    const [incident] = (await incidents(server)).incidents;
+    const shown = await cli(incidentsCommand, 'show', incident!.id);
+    expect(shown.stdout).toMatch(/Told:\n {2}ops: the rule rules\[0\] sends here/);
+    expect(shown.stdout).toMatch(/opened \(ops sent\)/);
+    const dryRun = await cli(alertsCommand, 'dry-run');
+    expect(dryRun.stdout).toContain(`run_failed etl:load: 1 signal, in incident ${incident!.id}`);
+
+    expect((await cli(incidentsCommand, 'ack', incident!.id, '--note', 'on it')).stdout).toBe(
+      `${incident!.id} is acknowledged; its recipients are told.\n`,
+    );
+    expect((await cli(incidentsCommand, 'resolve', incident!.id)).code).toBe(0);
+    const again = await cli(incidentsCommand, 'resolve', incident!.id);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('resolved already');
+    expect((await cli(incidentsCommand, 'list', '--fail-on', 'unresolved')).code).toBe(0);
+
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'headwater-alerts-check-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const bad = path.join(dir, 'bad.yaml');
+    await writeFile(bad, 'rules:\n  - on: run_faild\n');
+    const checked = await runCommand(alertsCommand, ['check', bad]);
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toMatch(/bad\.yaml:2:\d+: rules\[0\]\.on: .*run_failed/);
   });
 });
