@@ -83,3 +83,6 @@ CREATE TABLE alert_channels_disabled (
   at timestamptz NOT NULL,
   reason text NOT NULL
 );
+
+-- The schedule a job keeps (its runs' nominal start times), newest first: what a missing run is judged against.
+CREATE INDEX runs_job_nominal ON runs (job_id, nominal_start_time DESC) WHERE nominal_start_time IS NOT NULL;

@@ -34,6 +34,7 @@ import { latestOwners } from '../store/queries/analysis.js';
 import {
   disabledChannels,
   fencedTransaction,
+  jobsRunning,
   incidentById,
   insertIncident,
   insertSignals,
@@ -102,6 +103,8 @@ export interface IncidentEngineOptions {
    * @default 30000
    */
   readonly tickMs?: number;
+  /** How often every job's schedule is looked at for missing runs. @default 300000 */
+  readonly missingEveryMs?: number;
 }
 
 /** One group of the dry run: who would be told of it and why. */
@@ -132,7 +135,9 @@ export class IncidentEngine {
   readonly #options: IncidentEngineOptions;
   readonly #now: () => number;
   #scope: { jobs: Set<number>; datasets: Set<number> } = { jobs: new Set(), datasets: new Set() };
-  #all = false;
+  /** What the next reconciliation covers besides what was touched (see {@link Pass}). */
+  #pass: Pass = { ...NO_PASS };
+  #lastMissingPass = 0;
   #pending = new Map<string, PendingSignal>();
   readonly #firstSeen: FirstSeen = new Map();
   #running: Promise<void> | undefined;
@@ -140,18 +145,23 @@ export class IncidentEngine {
   #tick: NodeJS.Timeout | undefined;
   #retry: NodeJS.Timeout | undefined;
   #closed = false;
-  /** A pending signal's grace ran out: reconcile, even with nothing touched. */
-  #due = false;
 
   constructor(options: IncidentEngineOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
   }
 
-  /** Starts the periodic look at open incidents' roots and pending signals (not at the whole graph). */
+  /**
+   * Starts the periodic look at open incidents' roots, pending signals and runs under way (for overdue runs),
+   * and, every `missingEveryMs`, at every job's schedule (for missing runs).
+   */
   start(): void {
     this.#tick ??= setInterval(() => {
-      this.#due = true;
+      this.#pass.due = true;
+      if (this.#now() - this.#lastMissingPass >= (this.#options.missingEveryMs ?? 300_000)) {
+        this.#pass.allJobs = true;
+        this.#pass.missing = true;
+      }
       this.#kick();
     }, this.#options.tickMs ?? 30_000);
     this.#tick.unref();
@@ -166,7 +176,7 @@ export class IncidentEngine {
 
   /** Looks at every job and dataset (on start and on becoming the writer). */
   reconcileAll(): void {
-    this.#all = true;
+    this.#pass = { due: true, allJobs: true, allDatasets: true, missing: true };
     this.#kick();
   }
 
@@ -189,19 +199,22 @@ export class IncidentEngine {
       try {
         while (
           !this.#closed &&
-          (this.#all || this.#due || this.#scope.jobs.size > 0 || this.#scope.datasets.size > 0)
+          (this.#pass.due || this.#scope.jobs.size > 0 || this.#scope.datasets.size > 0)
         ) {
-          const all = this.#all;
-          this.#due = false;
+          const pass = this.#pass;
           const scope = this.#scope;
-          this.#all = false;
+          this.#pass = { ...NO_PASS };
           this.#scope = { jobs: new Set(), datasets: new Set() };
           try {
-            await this.#reconcile(all, scope);
+            await this.#reconcile(pass, scope);
           } catch (error) {
             // Looked at again shortly: the store may be back, or the other writer's incidents are its own.
-            this.#all ||= all;
-            this.#due = true;
+            this.#pass = {
+              due: true,
+              allJobs: pass.allJobs || this.#pass.allJobs,
+              allDatasets: pass.allDatasets || this.#pass.allDatasets,
+              missing: pass.missing || this.#pass.missing,
+            };
             for (const id of scope.jobs) this.#scope.jobs.add(id);
             for (const id of scope.datasets) this.#scope.datasets.add(id);
             if (this.#options.epoch() !== undefined)
@@ -221,7 +234,7 @@ export class IncidentEngine {
     })();
   }
 
-  async #reconcile(all: boolean, touched: SignalScope): Promise<void> {
+  async #reconcile(pass: Pass, touched: SignalScope): Promise<void> {
     const { db, config } = this.#options;
     const epoch = this.#options.epoch();
     if (epoch === undefined) return;
@@ -229,8 +242,11 @@ export class IncidentEngine {
     const { state } = source;
     const nowMs = this.#now();
     const open = await openIncidents(db);
-    const jobs = new Set(all ? state.jobsById.keys() : touched.jobs);
-    const datasets = new Set(all ? state.datasetsById.keys() : touched.datasets);
+    if (pass.missing) this.#lastMissingPass = nowMs;
+    const jobs = new Set(pass.allJobs ? state.jobsById.keys() : touched.jobs);
+    const datasets = new Set(pass.allDatasets ? state.datasetsById.keys() : touched.datasets);
+    // Runs under way, whether they are overdue yet: few, and no commit says when they become so.
+    if (pass.due) for (const id of await jobsRunning(db)) jobs.add(id);
     const roots = new Map<string, SignalNode | undefined>();
     for (const incident of open) {
       const node = nodeOfId(state, incident.rootNode);
@@ -240,7 +256,9 @@ export class IncidentEngine {
     for (const pending of this.#pending.values())
       (pending.node.type === 'job' ? jobs : datasets).add(pending.node.id);
 
-    const reading = await readSignals(source, config, { jobs, datasets }, nowMs, this.#firstSeen);
+    const reading = await readSignals(source, config, { jobs, datasets }, nowMs, this.#firstSeen, {
+      missing: pass.missing,
+    });
     this.#forgetSeen(nowMs);
     this.#pending = new Map(reading.pending.map((p) => [`${p.node.type}:${p.node.id}`, p]));
     this.#scheduleDue();
@@ -319,6 +337,20 @@ export class IncidentEngine {
           note = `run ${latest.uuid} of ${node.name} completed`;
       } else if (incident.signal === 'assertion_failed' && !reading.failingDatasets.has(node.id)) {
         note = `no assertion on ${node.name} fails any more`;
+      } else if (incident.signal === 'run_overdue' || incident.signal === 'run_missing') {
+        const root = (incident.summary as IncidentDescription).rootCause;
+        const latest = reading.latestRuns.get(node.id);
+        const expected = root.kind === 'job' && root.expectedBy ? Date.parse(root.expectedBy) : undefined;
+        if (incident.signal === 'run_overdue' && root.kind === 'job' && latest !== undefined) {
+          if (latest.uuid !== root.runId || latest.state !== 'RUNNING')
+            note = `run ${root.runId} of ${node.name} is over (${latest.uuid === root.runId ? latest.state : `a later run is ${latest.state}`})`;
+        } else if (
+          incident.signal === 'run_missing' &&
+          latest?.startedAt != null &&
+          expected !== undefined &&
+          latest.startedAt.getTime() >= expected
+        )
+          note = `run ${latest.uuid} of ${node.name} started`;
       }
       if (note === undefined) continue;
       await this.#write(incident, 'resolved', { note, actor: undefined, disabled, epoch, nowMs });
@@ -494,7 +526,7 @@ export class IncidentEngine {
     // The pending signals are in every reconciliation's scope: one with nothing touched looks at them.
     this.#dueTimer = setTimeout(
       () => {
-        this.#due = true;
+        this.#pass.due = true;
         this.#kick();
       },
       Math.max(0, due - this.#now()) + 5,
@@ -502,6 +534,19 @@ export class IncidentEngine {
     this.#dueTimer.unref();
   }
 }
+
+/**
+ * What a reconciliation looks at besides the nodes touched and the roots of open incidents and pending signals
+ * (always looked at): `due`, the runs under way (a timer or the periodic tick, rather than a commit); `allJobs` and
+ * `allDatasets`, the whole graph (on start and takeover; every job on the missing-run pass); `missing`, schedules.
+ */
+interface Pass {
+  due: boolean;
+  allJobs: boolean;
+  allDatasets: boolean;
+  missing: boolean;
+}
+const NO_PASS: Pass = { due: false, allJobs: false, allDatasets: false, missing: false };
 
 /** Signals by the key of their root: each group holds its root's signal and every signal under it, once. */
 function groupByRoot(grouped: readonly GroupedSignal[]): Map<string, { root: Signal; signals: Signal[] }> {
@@ -675,8 +720,9 @@ export async function describe(
       ? {
           kind: 'job',
           job: ref(root.node),
-          runId: root.runUuid,
+          ...(root.runUuid === '' ? {} : { runId: root.runUuid }),
           ...(root.errorMessage === null ? {} : { errorMessage: root.errorMessage }),
+          ...(root.expectedBy === undefined ? {} : { expectedBy: root.expectedBy.toISOString() }),
         }
       : {
           kind: 'dataset',

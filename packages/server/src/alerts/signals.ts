@@ -9,6 +9,12 @@
  *   makes it no longer the latest, and it never was a signal.
  * - `assertion_failed`: the latest evaluated result of a standing assertion on a dataset failed (latestAssertions
  *   in store/queries/analysis.ts: retired assertions and skipped results are not failures).
+ * - `run_overdue`: the latest executed run of a job is still RUNNING past {@link overdueAfterMs} of its start: twice
+ *   the longest of its last 10 completed runs, and at least 5 minutes (a job with fewer than 3 has no history to
+ *   judge by).
+ * - `run_missing`: a job that keeps a schedule (its runs' `nominalTime`, at least 3) has not started a run since
+ *   its next nominal start, half an interval (at least 5 minutes) after it ({@link missingRun}). Only looked for
+ *   when the reading is asked to (the engine's periodic pass): a run that does not come is no commit.
  *
  * Grouping: a signal belongs under the signal that explains it, so that one broken load is one incident however
  * much breaks downstream of it.
@@ -19,7 +25,7 @@
  */
 import type { AnalysisSource } from '../analysis/context.js';
 import { datasetNodeId, jobNodeId } from '../analysis/context.js';
-import { rootCause, type Cause } from '../analysis/root-cause.js';
+import { median, rootCause, type Cause } from '../analysis/root-cause.js';
 import { parseNodeId } from '../core/node-id.js';
 import {
   latestFailedAssertions,
@@ -27,7 +33,7 @@ import {
   runOutcomes,
   type RunOutcome,
 } from '../store/queries/analysis.js';
-import { failedChildRuns } from '../store/queries/incidents.js';
+import { completedDurations, failedChildRuns, nominalStarts } from '../store/queries/incidents.js';
 import { entityKey } from '../store/model-state.js';
 import type { ReadModel } from '../store/read-model.js';
 import type { AlertsConfig } from './config.js';
@@ -67,6 +73,8 @@ export interface Signal {
   readonly assertion?: FailedAssertion;
   /** The job whose run reported a failed assertion. */
   readonly reporter?: SignalNode;
+  /** For an overdue or missing run: when it was due. */
+  readonly expectedBy?: Date;
 }
 
 /** A signal whose grace has not passed: it becomes one at `dueAt`, if nothing changes first. */
@@ -102,6 +110,30 @@ export interface SignalScope {
 const FAILED_STATES = new Set(['FAILED', 'ABORTED']);
 const isFailedRun = (run: RunOutcome | undefined): run is RunOutcome =>
   run !== undefined && run.execution === 'executed' && FAILED_STATES.has(run.state);
+
+/** Completed runs (or nominal times) a job needs before it can be overdue (or missing). */
+const HISTORY_MIN = 3;
+const TIME_FLOOR_MS = 5 * 60_000;
+
+/** How long after its start a run is overdue, from the durations of the job's last completed runs. */
+export function overdueAfterMs(durations: readonly number[]): number | undefined {
+  if (durations.length < HISTORY_MIN) return undefined;
+  return Math.max(2 * Math.max(...durations), TIME_FLOOR_MS);
+}
+
+/**
+ * The run a schedule expects next and when it counts as missing, from a job's nominal start times (newest first):
+ * the next is the newest plus the median interval between them; it is missing half an interval later (at least
+ * 5 minutes). Undefined without a schedule (fewer than 3 times, or an interval under a minute).
+ */
+export function missingRun(nominals: readonly Date[]): { expected: number; missingAt: number } | undefined {
+  if (nominals.length < HISTORY_MIN) return undefined;
+  const gaps = nominals.slice(1).map((time, i) => nominals[i]!.getTime() - time.getTime());
+  const interval = median(gaps);
+  if (!(interval >= 60_000)) return undefined;
+  const expected = nominals[0]!.getTime() + interval;
+  return { expected, missingAt: expected + Math.max(interval / 2, TIME_FLOOR_MS) };
+}
 
 /** The visible job or dataset with this id, with its names; undefined when it is unknown or hidden. */
 export function signalNode(state: ReadModel, type: 'job' | 'dataset', id: number): SignalNode | undefined {
@@ -189,6 +221,7 @@ export async function readSignals(
   scope: SignalScope,
   nowMs: number,
   firstSeen: FirstSeen,
+  { missing = false }: { readonly missing?: boolean } = {},
 ): Promise<SignalReading> {
   const { db, state } = source;
   const now = new Date(nowMs);
@@ -212,6 +245,56 @@ export async function readSignals(
       pendingRuns.add(run.uuid);
     } else signals.push(found.signal);
   }
+  const alerted = (signal: Signal) => matchingRules(config, subjectOf(signal)).length > 0;
+  const running = [...latestRuns.values()].filter(
+    (run) => run.execution === 'executed' && run.state === 'RUNNING',
+  );
+  const [durations, nominals] = await Promise.all([
+    completedDurations(
+      db,
+      running.map((run) => run.jobId),
+      10,
+    ),
+    missing ? nominalStarts(db, jobIds, 10) : new Map<number, Date[]>(),
+  ]);
+  for (const run of running) {
+    const node = signalNode(state, 'job', run.jobId);
+    const after = overdueAfterMs(durations.get(run.jobId) ?? []);
+    if (node === undefined || after === undefined || run.startedAt === null) continue;
+    const dueAt = run.startedAt.getTime() + after;
+    if (dueAt > nowMs) continue;
+    const signal: Signal = {
+      key: `overdue:${run.uuid}`,
+      kind: 'run_overdue',
+      node,
+      at: new Date(dueAt),
+      runUuid: run.uuid,
+      errorMessage: null,
+      expectedBy: new Date(dueAt),
+    };
+    if (alerted(signal)) signals.push(signal);
+  }
+  for (const [jobId, times] of nominals) {
+    const node = signalNode(state, 'job', jobId);
+    const expected = missingRun(times);
+    const latest = latestRuns.get(jobId);
+    if (node === undefined || expected === undefined || expected.missingAt > nowMs) continue;
+    // A run under way or started since the expected time (even one without a nominal time) is not missing.
+    const started = latest?.startedAt?.getTime();
+    if (latest?.state === 'RUNNING' || (started !== undefined && started >= expected.expected)) continue;
+    const signal: Signal = {
+      key: `missing:${jobId}:${new Date(expected.expected).toISOString()}`,
+      kind: 'run_missing',
+      node,
+      at: new Date(expected.missingAt),
+      // No run: the one expected never came.
+      runUuid: '',
+      errorMessage: null,
+      expectedBy: new Date(expected.expected),
+    };
+    if (alerted(signal)) signals.push(signal);
+  }
+
   const failingDatasets = new Set<number>();
   const reporterRuns = await runOutcomes(db, [...new Set(failedAssertions.map((record) => record.runUuid))]);
   for (const record of failedAssertions) {
@@ -238,7 +321,7 @@ export async function readSignals(
       },
       ...(reporter === undefined ? {} : { reporter }),
     };
-    if (matchingRules(config, subjectOf(signal)).length > 0) signals.push(signal);
+    if (alerted(signal)) signals.push(signal);
   }
 
   // A failed run with a failed child is explained by the child (or by what explains the child).
@@ -267,7 +350,8 @@ export async function readSignals(
     return found;
   };
   const findRoot = async (signal: Signal, depth: number): Promise<Root> => {
-    if (depth > 8) return signal;
+    // A run that is late or did not come is where its own story starts.
+    if (depth > 8 || signal.kind === 'run_overdue' || signal.kind === 'run_missing') return signal;
     if (signal.kind === 'run_failed') {
       for (const child of children.get(signal.runUuid) ?? []) {
         const latest = latestOf(child.jobId);

@@ -467,4 +467,84 @@ describe.each(all)('incidents ($name)', (backend) => {
     expect(checked.code).toBe(1);
     expect(checked.stderr).toMatch(/bad\.yaml:2:\d+: rules\[0\]\.on: .*run_failed/);
   });
+
+  it('opens run_overdue for a run far past its usual duration and run_missing for a schedule not kept, and resolves each when the run ends or comes', async () => {
+    const ops = await channel('ops');
+    const server = await serve(
+      backend,
+      [ops],
+      ['rules:', '  - on: [run_overdue, run_missing]', '    notify: { channels: ops }', ''].join('\n'),
+    );
+    const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+    const hour = 3_600_000;
+    const day = 24 * hour;
+    const nominal = (at: string) => ({
+      nominalTime: {
+        _producer: PRODUCER,
+        _schemaURL: 'https://openlineage.io/spec/facets/1-0-1/NominalTimeRunFacet.json',
+        nominalStartTime: at,
+      },
+    });
+    const stuck = randomUUID();
+    const events: unknown[] = [];
+    // slow: three runs of one minute, then one started 20 minutes ago that has not ended (overdue after 5).
+    for (let i = 3; i >= 1; i--)
+      events.push(
+        ...runEvents({
+          namespace: 'etl',
+          job: 'slow',
+          runId: randomUUID(),
+          start: ago(i * hour),
+          end: ago(i * hour - 60_000),
+        }),
+      );
+    events.push(...runEvents({ namespace: 'etl', job: 'slow', runId: stuck, start: ago(20 * 60_000) }));
+    // daily: five nightly runs, the last three days ago: the one of two days ago is missing.
+    for (let i = 7; i >= 3; i--) {
+      const start = ago(i * day);
+      events.push(
+        ...runEvents({
+          namespace: 'etl',
+          job: 'daily',
+          runId: randomUUID(),
+          start,
+          end: ago(i * day - 60_000),
+        }).map((event) => ({
+          ...(event as { run: object }),
+          run: { ...(event as { run: object }).run, facets: nominal(start) },
+        })),
+      );
+    }
+    await post(server, events);
+    server.server.alerts!.incidents.reconcileAll();
+    await until(
+      'two incidents',
+      async () => (await incidents(server)).incidents,
+      (list) => list.length === 2,
+    );
+    await quiet(server);
+    const list = (await incidents(server)).incidents;
+    expect(list.map((i) => [i.signal, i.root]).sort()).toEqual([
+      ['run_missing', 'job:etl:daily'],
+      ['run_overdue', 'job:etl:slow'],
+    ]);
+    expect(payloads(ops.receiver).map((p) => p.body.type)).toEqual(['incident.opened', 'incident.opened']);
+
+    // The stuck run completes; the daily job runs again.
+    await post(server, [
+      ...runEvents({
+        namespace: 'etl',
+        job: 'slow',
+        runId: stuck,
+        start: ago(20 * 60_000),
+        end: ago(0),
+      }).slice(1),
+      ...runEvents({ namespace: 'etl', job: 'daily', runId: randomUUID(), start: ago(1000), end: ago(0) }),
+    ]);
+    await until(
+      'both resolved',
+      async () => (await incidents(server)).incidents.map((i) => i.status),
+      (statuses) => statuses.length === 2 && statuses.every((status) => status === 'resolved'),
+    );
+  });
 });

@@ -5,6 +5,7 @@
  */
 import type { Db, Queryable } from '../db.js';
 import { EXECUTED } from './analysis.js';
+import { RUN_ORDER } from './runs.js';
 
 /** A write refused because another server writes now. */
 export class FencedError extends Error {
@@ -453,6 +454,63 @@ export async function failedChildRuns(
     let list = result.get(row.parent);
     if (!list) result.set(row.parent, (list = []));
     list.push({ uuid: row.uuid, jobId: row.jobId });
+  }
+  return result;
+}
+
+/** The jobs whose latest executed run is RUNNING, with when it started (few: the runs under way). */
+export async function jobsRunning(db: Queryable): Promise<number[]> {
+  const rows = await db.query<{ jobId: number }>(
+    `SELECT DISTINCT r.job_id AS "jobId" FROM runs r WHERE r.state = 'RUNNING' AND ${EXECUTED}`,
+  );
+  return rows.map((row) => row.jobId);
+}
+
+/** How long each job's last `limit` completed executed runs took, ms, newest first. */
+export async function completedDurations(
+  db: Queryable,
+  jobIds: readonly number[],
+  limit: number,
+): Promise<Map<number, number[]>> {
+  const result = new Map<number, number[]>();
+  if (jobIds.length === 0) return result;
+  const rows = await db.query<{ jobId: number; ms: number }>(
+    `SELECT wanted.job_id AS "jobId", done.ms FROM unnest($1::int[]) AS wanted(job_id)
+     CROSS JOIN LATERAL (
+       SELECT extract(epoch FROM r.ended_at - COALESCE(r.started_at, r.first_running_at)) * 1000 AS ms
+       FROM runs r WHERE r.job_id = wanted.job_id AND r.state = 'COMPLETED' AND ${EXECUTED}
+         AND r.ended_at IS NOT NULL AND COALESCE(r.started_at, r.first_running_at) IS NOT NULL
+       ORDER BY ${RUN_ORDER} LIMIT $2) done`,
+    [jobIds, limit],
+  );
+  for (const row of rows) {
+    let list = result.get(row.jobId);
+    if (!list) result.set(row.jobId, (list = []));
+    list.push(Number(row.ms));
+  }
+  return result;
+}
+
+/** The newest `limit` nominal start times of each job's runs, newest first (jobs without any are absent). */
+export async function nominalStarts(
+  db: Queryable,
+  jobIds: readonly number[],
+  limit: number,
+): Promise<Map<number, Date[]>> {
+  const result = new Map<number, Date[]>();
+  if (jobIds.length === 0) return result;
+  const rows = await db.query<{ jobId: number; at: Date }>(
+    `SELECT wanted.job_id AS "jobId", n.at FROM unnest($1::int[]) AS wanted(job_id)
+     CROSS JOIN LATERAL (
+       SELECT DISTINCT r.nominal_start_time AS at FROM runs r
+       WHERE r.job_id = wanted.job_id AND r.nominal_start_time IS NOT NULL
+       ORDER BY 1 DESC LIMIT $2) n`,
+    [jobIds, limit],
+  );
+  for (const row of rows) {
+    let list = result.get(row.jobId);
+    if (!list) result.set(row.jobId, (list = []));
+    list.push(row.at);
   }
   return result;
 }
