@@ -2,6 +2,7 @@
  * Every view's URL in one place, so that links built by one page are parsed by another the same way. Namespaces
  * and names are whole path segments, percent-encoded: `postgres://host:5432` contains slashes.
  */
+import type { IncidentFilter } from './api/incidents.js';
 import type { Direction } from './api/types.js';
 
 const seg = encodeURIComponent;
@@ -38,6 +39,13 @@ export const paths = {
     if (change !== undefined) search.set('change', change);
     return `/impact?${readable(search)}`;
   },
+  /**
+   * The incidents, unresolved ones unless `status` says otherwise. The server's messages link to `/incidents/<id>`
+   * (packages/server/src/alerts/notice.ts, noticeLinks): keep the two in step.
+   */
+  incidents: (status: IncidentFilter = 'unresolved'): string =>
+    status === 'unresolved' ? '/incidents' : `/incidents?status=${status}`,
+  incident: (id: string): string => `/incidents/${seg(id)}`,
   /** Two runs compared; `from` the earlier. */
   runDiff: (from: string, to: string): string =>
     `/runs/compare?${readable(new URLSearchParams({ from, to }))}`,

@@ -6,7 +6,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import type { IncidentDescription, IncidentEngine } from '../alerts/incidents.js';
-import { noticeHeadline, webhookId, type IncidentNotice } from '../alerts/notice.js';
+import {
+  noticeHeadline,
+  reasonPhrase,
+  webhookId,
+  type IncidentNotice,
+  type Recipient,
+} from '../alerts/notice.js';
 import { HeadwaterError } from '../core/errors.js';
 import { Closed, Ref, Type } from '../core/json-schema.js';
 import { recordAudit } from '../store/queries/audit.js';
@@ -30,6 +36,7 @@ import {
   IncidentSchema,
   type IncidentDetailJson,
   type IncidentJson,
+  type IncidentRecipientJson,
 } from './schemas/incidents.js';
 
 const TAGS = ['Incidents'];
@@ -39,6 +46,13 @@ const iso = (time: Date | null) => (time === null ? null : time.toISOString());
 export type IncidentRouteDeps = Pick<AppDeps, 'db' | 'state'> & {
   readonly incidents: IncidentEngine | undefined;
 };
+
+/** A recipient with its reasons in words. */
+const recipientJson = (recipient: Recipient): IncidentRecipientJson => ({
+  address: recipient.address,
+  reasons: recipient.reasons,
+  why: recipient.reasons.map(reasonPhrase),
+});
 
 /** An incident as the API shows it. */
 function incidentJson(row: IncidentRow): IncidentJson {
@@ -58,7 +72,7 @@ function incidentJson(row: IncidentRow): IncidentJson {
     resolvedBy: row.resolvedBy,
     rootCause: summary.rootCause,
     impacted: summary.impacted,
-    recipients: summary.recipients,
+    recipients: summary.recipients.map(recipientJson),
   };
 }
 
@@ -266,8 +280,11 @@ function registerIncidentRoutes(
           ...group,
           rootCause: description.rootCause,
           impacted: description.impacted,
-          recipients: description.recipients,
-          unroutable: group.unroutable.map((entry) => ({ recipient: entry.recipient, reason: entry.reason })),
+          recipients: description.recipients.map(recipientJson),
+          unroutable: group.unroutable.map((entry) => ({
+            recipient: recipientJson(entry.recipient),
+            reason: entry.reason,
+          })),
         })),
       };
     },

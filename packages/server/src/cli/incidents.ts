@@ -3,8 +3,8 @@
  * terminal or a CI job, and the alerts configuration checked before a server is started with it.
  */
 import { readAlertsConfig } from '../alerts/config.js';
-import { hopsPhrase, reasonPhrase, type Recipient } from '../alerts/notice.js';
-import type { IncidentDetailJson, IncidentJson } from '../api/schemas/incidents.js';
+import { hopsPhrase } from '../alerts/notice.js';
+import type { IncidentDetailJson, IncidentJson, IncidentRecipientJson } from '../api/schemas/incidents.js';
 import { HeadwaterError } from '../core/errors.js';
 import { CliError, DEFAULT_SERVER_URL, errorMessageOf, request, type CommandIo } from './http.js';
 import { clientFlags, defineHelp, formatHelp } from './help.js';
@@ -43,9 +43,9 @@ export const incidentsHelp = defineHelp(incidentOptions, {
 
 const incidentsUsage = formatHelp(incidentsHelp).trimEnd();
 
-const recipientLine = (recipient: Recipient): string => {
+const recipientLine = (recipient: IncidentRecipientJson): string => {
   const address = 'channel' in recipient.address ? recipient.address.channel : recipient.address.email;
-  return `  ${address}: ${recipient.reasons.map(reasonPhrase).join('; ')}`;
+  return `  ${address}: ${recipient.why.join('; ')}`;
 };
 
 /** One incident in words: its headline, root cause, what it breaks and who was told. */
@@ -187,9 +187,9 @@ interface DryRunGroupJson {
   signals: string[];
   incident: string | null;
   rules: string[];
-  recipients: Recipient[];
+  recipients: IncidentRecipientJson[];
   channels: string[];
-  unroutable: { recipient: Recipient; reason: string }[];
+  unroutable: { recipient: IncidentRecipientJson; reason: string }[];
 }
 
 /** `headwater alerts dry-run|check`. Returns 0; 1 when the server refuses, or the file has problems; 2 for usage. */

@@ -381,6 +381,7 @@ describe.each(all)('incidents ($name)', (backend) => {
       {
         address: { channel: 'marts' },
         reasons: [expect.objectContaining({ kind: 'owns-impacted', owner: 'team:marts', depth: 1 })],
+        why: ['team:marts owns dbt/marts.orders (1 hop downstream)'],
       },
     ]);
   });

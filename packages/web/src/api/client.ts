@@ -4,6 +4,8 @@ import type {
   Dataset,
   DatasetVersion,
   Direction,
+  Incident,
+  IncidentDetail,
   Job,
   LineageEventsBucket,
   LineageGraphJson,
@@ -13,6 +15,7 @@ import type {
 } from './types.js';
 import type { EventTimeAndType } from './activity.js';
 import { credentialRefused, currentToken, serverMessage } from './auth.js';
+import type { IncidentAction, IncidentFilter } from './incidents.js';
 import { withRedactedPlaceholders } from './redacted.js';
 import type {
   DatasetQualityJson,
@@ -53,23 +56,43 @@ const segment = encodeURIComponent;
  * ends the session (the explorer then shows its sign-in screen). Errors say what failed and what to do: the
  * server's own message when it answered, a hint to start it when it did not.
  */
-export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
+export function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
+  return requestJson<T>('GET', path, undefined, signal);
+}
+
+/**
+ * POSTs `body` as JSON to `path` under `/api/v1` and returns the parsed answer; signed, refreshed and reported
+ * as {@link getJson} does. A refusal keeps the server's status (409: the thing changed meanwhile) on the ApiError.
+ */
+export function postJson<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
+  return requestJson<T>('POST', path, body, signal);
+}
+
+async function requestJson<T>(
+  method: 'GET' | 'POST',
+  path: string,
+  body: unknown,
+  signal: AbortSignal | undefined,
+): Promise<T> {
   const url = `/api/v1${path}`;
   for (let retried = false; ; retried = true) {
     const token = await currentToken();
     let response: Response;
     try {
       response = await fetch(url, {
+        method,
         headers: {
           accept: 'application/json',
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
           ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
         },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         ...(signal ? { signal } : {}),
       });
     } catch (error) {
       if (signal?.aborted) throw error;
       throw new ApiError(
-        `Cannot reach the Headwater server at ${location.origin} (GET ${url}). Is \`headwater serve\` running?`,
+        `Cannot reach the Headwater server at ${location.origin} (${method} ${url}). Is \`headwater serve\` running?`,
         0,
         path,
         { cause: error },
@@ -80,7 +103,7 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
     // A page left while its answer was read: nothing to report, and no reason to end the session.
     signal?.throwIfAborted();
     if (response.status === 401 && (await credentialRefused(token, message, retried))) continue;
-    throw new ApiError(`GET ${url} failed: ${message}`, response.status, path);
+    throw new ApiError(`${method} ${url} failed: ${message}`, response.status, path);
   }
 }
 
@@ -176,4 +199,20 @@ export const api = {
   /** A job's (and its child jobs') declared edges against those of their latest completed runs. */
   declaredLineage: (nodeId: string, signal?: AbortSignal) =>
     getJson<DeclaredLineageResult>(`/analysis/declared-lineage${query({ nodeId })}`, signal),
+  /** Incidents newest first; `unresolved`: open or acknowledged. Empty when the server has no alerts configured. */
+  incidents: (params: { status: IncidentFilter; limit?: number; offset?: number }, signal?: AbortSignal) =>
+    getJson<{ incidents: Incident[]; totalCount: number }>(
+      `/incidents${query({
+        status: params.status === 'all' ? undefined : params.status,
+        limit: params.limit ?? 200,
+        offset: params.offset,
+      })}`,
+      signal,
+    ),
+  /** One incident with its signals and its timeline of transitions and deliveries. */
+  incident: (id: string, signal?: AbortSignal) =>
+    getJson<IncidentDetail>(`/incidents/${segment(id)}`, signal),
+  /** Acknowledges or resolves an incident, with an optional note; the server answers 409 when it already is. */
+  actOnIncident: (id: string, action: IncidentAction, note?: string) =>
+    postJson<Incident>(`/incidents/${segment(id)}/${action}`, note === undefined ? {} : { note }),
 };

@@ -28,11 +28,25 @@ export type {
   LineageEventsBucketJson as LineageEventsBucket,
 } from '../../../server/src/api/schemas/stats.js';
 
+export type {
+  IncidentDetailJson as IncidentDetail,
+  IncidentJson as Incident,
+} from '../../../server/src/api/schemas/incidents.js';
+export type {
+  ImpactedNode as IncidentImpact,
+  NodeRef,
+  Recipient,
+  RecipientAddress,
+  RecipientReason,
+  RootCause as IncidentRootCause,
+} from '../../../server/src/alerts/notice.js';
+
 import type {
   DatasetNodeJson,
   JobNodeJson,
   LineageGraphJson,
 } from '../../../server/src/api/schemas/lineage.js';
+import type { IncidentDetailJson, IncidentJson } from '../../../server/src/api/schemas/incidents.js';
 
 /**
  * The explorer's own: a lineage graph whose every node has data. The server sends `data: null` for the placeholder
@@ -47,3 +61,14 @@ export type JobNode = WithData<JobNodeJson>;
 export interface LineageGraphResponse extends Omit<LineageGraphJson, 'graph'> {
   graph: (DatasetNode | JobNode)[];
 }
+
+/** Where an incident stands: open, acknowledged (someone is on it) or resolved. */
+export type IncidentStatus = IncidentJson['status'];
+/** What broke at an incident's root: a failed run, failing assertions, an overdue or a missing run. */
+export type IncidentSignalKind = IncidentJson['signal'];
+/** One signal grouped into an incident. */
+export type IncidentSignal = IncidentDetailJson['signals'][number];
+/** One transition of an incident (opened, updated, acknowledged, resolved), with what it sent. */
+export type IncidentTransition = IncidentDetailJson['timeline'][number];
+/** One channel's delivery of a transition. */
+export type IncidentDelivery = IncidentTransition['deliveries'][number];

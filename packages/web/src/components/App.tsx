@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { Link, Route, Routes, useLocation } from 'react-router';
+import { Link, NavLink, Route, Routes, useLocation } from 'react-router';
 import { signOut, startAuth } from '../api/auth.js';
 import { CALLBACK_PATH } from '../api/oidc.js';
 import { useAuth } from '../hooks/useAuth.js';
@@ -8,12 +8,15 @@ import { BenchGraphPage } from '../routes/BenchGraphPage.js';
 import { DatasetPage } from '../routes/DatasetPage.js';
 import { HomePage } from '../routes/HomePage.js';
 import { ImpactPage } from '../routes/ImpactPage.js';
+import { IncidentPage } from '../routes/IncidentPage.js';
+import { IncidentsPage } from '../routes/IncidentsPage.js';
 import { RunDiffPage } from '../routes/RunDiffPage.js';
 import { JobPage } from '../routes/JobPage.js';
 import { LineagePage } from '../routes/LineagePage.js';
 import { RunPage } from '../routes/RunPage.js';
 import { SignInCallback, SignInPage } from '../routes/SignInPage.js';
 import { WorkflowPage } from '../routes/WorkflowPage.js';
+import { paths } from '../paths.js';
 import { Empty, Loading } from './States.js';
 import { SearchPalette } from './SearchPalette.js';
 
@@ -35,6 +38,11 @@ export function App() {
         <Link to="/" className="header__brand">
           <img src="/favicon.svg" alt="" width={22} height={22} /> Headwater
         </Link>
+        {browsing && (
+          <nav className="header__nav" aria-label="Main">
+            <NavLink to={paths.incidents()}>Incidents</NavLink>
+          </nav>
+        )}
         {browsing && (
           <button type="button" className="header__search" onClick={() => setSearchOpen(true)}>
             Search datasets, jobs, columns <kbd>{mac ? '⌘K' : 'Ctrl K'}</kbd>
@@ -68,6 +76,9 @@ export function App() {
             <Route path="/runs/compare" element={<RunDiffPage />} />
             <Route path="/runs/:runId" element={<RunPage />} />
             <Route path="/runs/:runId/workflow" element={<WorkflowPage />} />
+            {/* The server's messages link to /incidents/<id> (alerts/notice.ts): keep the two in step. */}
+            <Route path="/incidents" element={<IncidentsPage />} />
+            <Route path="/incidents/:id" element={<IncidentPage />} />
             <Route path="/bench/graph" element={<BenchGraphPage />} />
             <Route
               path="*"

@@ -3,6 +3,7 @@ import { api } from '../api/client.js';
 import { REDACTED } from '../api/redacted.js';
 import type { Dataset, JobNode, LineageGraphResponse } from '../api/types.js';
 import { FacetsViewer } from '../components/FacetsViewer.js';
+import { HealthBadges } from '../components/HealthBadges.js';
 import { DatasetQuality } from '../components/DatasetQuality.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { RootCauses } from '../components/RootCause.js';
@@ -51,6 +52,7 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
   return (
     <div className="page">
       <PageHeader kind={`Dataset · ${dataset.type}`} name={name} namespace={namespace} nodeId={nodeId} />
+      <HealthBadges nodeIds={[nodeId, lineageId]} what="dataset" />
       <RootCauses state={rootCause} />
       <div className="two-columns">
         <section className="card">

@@ -1,6 +1,7 @@
 import { Link, useSearchParams } from 'react-router';
 import { api } from '../api/client.js';
 import type { Job, Run } from '../api/types.js';
+import { BrokenDownstream } from '../components/BrokenDownstream.js';
 import { IngestChart } from '../components/IngestChart.js';
 import { NamespacePicker } from '../components/NamespacePicker.js';
 import { RunsTable, type JobRun } from '../components/RunsTable.js';
@@ -45,7 +46,10 @@ const latestRuns = (jobs: readonly Job[]): JobRun[] =>
     .map((job) => ({ namespace: job.namespace, job: job.name, run: job.latestRun! }))
     .sort((a, b) => (b.run.updatedAt < a.run.updatedAt ? -1 : 1));
 
-/** `/`: namespaces, counts, recent runs, the ingest rate and the failures that need attention. */
+/**
+ * `/`: what unresolved incidents break downstream first, then namespaces, counts, recent runs, the ingest rate and
+ * the failures that need attention.
+ */
 export function HomePage() {
   const [params, setParams] = useSearchParams();
   const namespace = params.get('ns') ?? undefined;
@@ -55,6 +59,7 @@ export function HomePage() {
 
   return (
     <div className="home">
+      <BrokenDownstream />
       <section className="card home__namespaces">
         <h2>Namespaces</h2>
         <Async state={namespaces} what="namespaces">

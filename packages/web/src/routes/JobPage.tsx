@@ -3,6 +3,7 @@ import { api } from '../api/client.js';
 import type { Job, Run } from '../api/types.js';
 import { DeclaredLineage } from '../components/DeclaredLineage.js';
 import { FacetsViewer } from '../components/FacetsViewer.js';
+import { HealthBadges } from '../components/HealthBadges.js';
 import { RunError } from '../components/RunError.js';
 import { RunsTable } from '../components/RunsTable.js';
 import { RunStateBadge } from '../components/RunStateBadge.js';
@@ -55,6 +56,7 @@ function JobView({ job }: { job: Job }) {
   return (
     <div className="page">
       <PageHeader kind={`Job · ${job.type}`} name={job.name} namespace={job.namespace} nodeId={nodeId} />
+      <HealthBadges nodeIds={[nodeId]} what="job" />
       <RootCauses state={rootCause} />
       <div className="two-columns">
         <section className="card">

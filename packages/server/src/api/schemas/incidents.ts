@@ -10,9 +10,23 @@ import {
   type Static,
 } from '../../core/json-schema.js';
 import { signalKinds } from '../../alerts/config-schema.js';
-import { ImpactedSchema, RecipientSchema, RootCauseSchema, TRANSITION_KINDS } from '../../alerts/notice.js';
+import {
+  ImpactedSchema,
+  RecipientAddressSchema,
+  RecipientReasonSchema,
+  RootCauseSchema,
+  TRANSITION_KINDS,
+} from '../../alerts/notice.js';
 
 export const INCIDENT_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
+
+/** A recipient as the API shows it: the notice's, with each reason also in words (as messages say it). */
+export const IncidentRecipientSchema = Closed({
+  address: RecipientAddressSchema,
+  reasons: Type.Array(RecipientReasonSchema),
+  why: Type.Array(Type.String(), { description: 'Each reason in words, in the order of `reasons`' }),
+});
+export type IncidentRecipientJson = Static<typeof IncidentRecipientSchema>;
 
 /** An incident as lists show it. */
 export const IncidentSchema = Shared('Incident', {
@@ -30,7 +44,7 @@ export const IncidentSchema = Shared('Incident', {
   resolvedBy: Nullable(Type.String()),
   rootCause: RootCauseSchema,
   impacted: ImpactedSchema,
-  recipients: Type.Array(RecipientSchema, { description: 'Who its latest transition told, and why' }),
+  recipients: Type.Array(IncidentRecipientSchema, { description: 'Who its latest transition told, and why' }),
 });
 export type IncidentJson = Static<typeof IncidentSchema>;
 
@@ -85,9 +99,9 @@ export const DryRunGroupSchema = Closed({
   rules: Type.Array(Type.String(), { description: 'The rules that apply' }),
   rootCause: RootCauseSchema,
   impacted: ImpactedSchema,
-  recipients: Type.Array(RecipientSchema),
+  recipients: Type.Array(IncidentRecipientSchema),
   channels: Type.Array(Type.String(), { description: 'The channels a transition would be sent through' }),
-  unroutable: Type.Array(Closed({ recipient: RecipientSchema, reason: Type.String() }), {
+  unroutable: Type.Array(Closed({ recipient: IncidentRecipientSchema, reason: Type.String() }), {
     description: 'Recipients no channel reaches, and why',
   }),
 });
