@@ -86,3 +86,12 @@ CREATE TABLE alert_channels_disabled (
 
 -- The schedule a job keeps (its runs' nominal start times), newest first: what a missing run is judged against.
 CREATE INDEX runs_job_nominal ON runs (job_id, nominal_start_time DESC) WHERE nominal_start_time IS NOT NULL;
+
+-- The alerts configuration in force, as written (its ${ENV_VAR} references unresolved): set by the writer from
+-- `serve --alerts-config FILE` or through the API, read by the server that becomes the writer.
+CREATE TABLE alerts_config (
+  id integer PRIMARY KEY CHECK (id = 1),
+  document jsonb NOT NULL,
+  updated_at timestamptz NOT NULL,
+  updated_by text NOT NULL
+);

@@ -134,6 +134,15 @@ export interface AlertsConfigOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
+/** No channels, owners or rules: alerts off (what a transition made then is told to no one). */
+export const NO_ALERTS: AlertsConfig = Object.freeze({
+  explorerUrl: undefined,
+  emailChannel: undefined,
+  channels: Object.freeze({}),
+  owners: Object.freeze({}),
+  rules: Object.freeze([]),
+});
+
 /** The retry grace of a `run_failed` rule that sets none. */
 export const DEFAULT_RETRY_GRACE_MS = 600_000;
 
@@ -194,6 +203,24 @@ export function parseAlertsConfig(
   file: string,
   options: AlertsConfigOptions = {},
 ): AlertsConfig {
+  return parseAlertsDocument(text, file, options).config;
+}
+
+/** A configuration as written (its `${ENV_VAR}` references kept), and as resolved. */
+export interface AlertsDocument {
+  readonly document: unknown;
+  readonly config: AlertsConfig;
+}
+
+/**
+ * {@link parseAlertsConfig}, also giving the document as written: what the server stores and the API shows
+ * (redacted), so that secrets given as `${ENV_VAR}` stay in the environment.
+ */
+export function parseAlertsDocument(
+  text: string,
+  file: string,
+  options: AlertsConfigOptions = {},
+): AlertsDocument {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter });
   let problems: AlertsConfigProblem[];
@@ -205,8 +232,9 @@ export function parseAlertsConfig(
       return at === undefined ? { path: '', message } : { path: '', message, line: at.line, column: at.col };
     });
   } else {
-    const check = checkAlertsConfig(doc.toJS({ maxAliasCount: 100 }), options);
-    if (check.ok) return check.config;
+    const document: unknown = doc.toJS({ maxAliasCount: 100 });
+    const check = checkAlertsConfig(document, options);
+    if (check.ok) return { document, config: check.config };
     problems = check.problems
       .map((problem) => locate(problem, doc, lineCounter))
       .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
@@ -225,6 +253,11 @@ export function parseAlertsConfig(
  * @throws HeadwaterError INVALID_CONFIG when the file cannot be read or has problems.
  */
 export function readAlertsConfig(file: string, options: AlertsConfigOptions = {}): AlertsConfig {
+  return readAlertsDocument(file, options).config;
+}
+
+/** {@link readAlertsConfig}, also giving the document as written (see {@link parseAlertsDocument}). */
+export function readAlertsDocument(file: string, options: AlertsConfigOptions = {}): AlertsDocument {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -235,7 +268,7 @@ export function readAlertsConfig(file: string, options: AlertsConfigOptions = {}
       { cause },
     );
   }
-  return parseAlertsConfig(text, file, options);
+  return parseAlertsDocument(text, file, options);
 }
 
 /** One problem as a line: `file:line:column: path: message`, leaving out what is unknown. */

@@ -45,7 +45,7 @@ import {
   type IncidentRow,
   type IncidentStatus,
 } from '../store/queries/incidents.js';
-import type { AlertRule, AlertsConfig, Channel } from './config.js';
+import { NO_ALERTS, type AlertRule, type AlertsConfig, type Channel } from './config.js';
 import { planDeliveries, renderDelivery, type UnroutableRecipient } from './delivery-plan.js';
 import type {
   ImpactedNode,
@@ -89,7 +89,8 @@ export interface IncidentEngineOptions {
   readonly db: Db;
   /** What analyses read; resolves once the column lineage (for column precision) is loaded. */
   readonly source: () => Promise<AnalysisSource>;
-  readonly config: AlertsConfig;
+  /** The configuration to start with; none leaves the engine idle until {@link IncidentEngine.configure}. */
+  readonly config: AlertsConfig | undefined;
   /** The writer's epoch while this server writes; undefined on a follower, which reconciles nothing. */
   readonly epoch: () => number | undefined;
   readonly log: AlertsLog;
@@ -146,9 +147,23 @@ export class IncidentEngine {
   #retry: NodeJS.Timeout | undefined;
   #closed = false;
 
+  #config: AlertsConfig | undefined;
+
   constructor(options: IncidentEngineOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#config = options.config;
+  }
+
+  /** The configuration in force; undefined while alerts are off. */
+  get config(): AlertsConfig | undefined {
+    return this.#config;
+  }
+
+  /** Puts another configuration in force (applied through the API, or read on becoming the writer). */
+  configure(config: AlertsConfig | undefined): void {
+    this.#config = config;
+    if (config !== undefined) this.reconcileAll();
   }
 
   /**
@@ -169,6 +184,7 @@ export class IncidentEngine {
 
   /** Looks at these jobs and datasets again, soon (after a commit that touched them). */
   touched(jobs: Iterable<number>, datasets: Iterable<number>): void {
+    if (this.#config === undefined) return;
     for (const id of jobs) this.#scope.jobs.add(id);
     for (const id of datasets) this.#scope.datasets.add(id);
     this.#kick();
@@ -235,9 +251,10 @@ export class IncidentEngine {
   }
 
   async #reconcile(pass: Pass, touched: SignalScope): Promise<void> {
-    const { db, config } = this.#options;
+    const { db } = this.#options;
+    const config = this.#config;
     const epoch = this.#options.epoch();
-    if (epoch === undefined) return;
+    if (epoch === undefined || config === undefined) return;
     const source = await this.#options.source();
     const { state } = source;
     const nowMs = this.#now();
@@ -396,7 +413,14 @@ export class IncidentEngine {
 
   /** What would be told now of each broken root, and to whom, without writing or sending anything. */
   async dryRun(): Promise<DryRunGroup[]> {
-    const { db, config } = this.#options;
+    const { db } = this.#options;
+    const config = this.#config;
+    if (config === undefined)
+      throw new HeadwaterError(
+        'CONFLICT',
+        'Alerts are not configured on this server: start it with serve --alerts-config FILE, or apply one ' +
+          '(headwater alerts apply FILE).',
+      );
     const source = await this.#options.source();
     const nowMs = this.#now();
     const reading = await readSignals(
@@ -476,7 +500,7 @@ export class IncidentEngine {
     disabled: ReadonlyMap<string, string>,
     extra: { throttled?: boolean; note?: string | undefined; actor?: string | undefined },
   ) {
-    const { config } = this.#options;
+    const config = this.#config ?? NO_ALERTS;
     return {
       incidentId,
       kind,
@@ -514,7 +538,7 @@ export class IncidentEngine {
    * minutes: it was retried, or told of and left alone (should it be looked at again, it is told of already).
    */
   #forgetSeen(nowMs: number): void {
-    const longest = Math.max(0, ...this.#options.config.rules.map((rule) => rule.retryGraceMs));
+    const longest = Math.max(0, ...(this.#config?.rules ?? []).map((rule) => rule.retryGraceMs));
     for (const [uuid, seen] of this.#firstSeen)
       if (seen.used < nowMs - longest - 600_000) this.#firstSeen.delete(uuid);
   }

@@ -22,7 +22,7 @@ import {
   recordDelivery,
   type ClaimedDelivery,
 } from '../store/queries/incidents.js';
-import type { AlertsConfig } from './config.js';
+import { NO_ALERTS, type AlertsConfig } from './config.js';
 import { deliverWithRetry, type DeliveryPolicy } from './deliver.js';
 import {
   createChannelSenders,
@@ -36,7 +36,7 @@ import { channelFingerprint } from './incidents.js';
 /** Options of {@link OutboxWorker}. */
 export interface OutboxWorkerOptions {
   readonly db: Db;
-  readonly config: AlertsConfig;
+  readonly config: AlertsConfig | undefined;
   readonly epoch: () => number | undefined;
   readonly log: AlertsLog;
   /** The retries of one round; later ones wait in the outbox. @default maxAttempts 5, maxWaitMs 30000 */
@@ -55,7 +55,8 @@ export interface OutboxWorkerOptions {
 /** Sends the outbox; see the module comment. */
 export class OutboxWorker {
   readonly #options: OutboxWorkerOptions;
-  readonly #senders: ChannelSenders;
+  #senders: ChannelSenders;
+  #config: AlertsConfig;
   readonly #abort = new AbortController();
   #wake: (() => void) | undefined;
   #woken = false;
@@ -63,7 +64,21 @@ export class OutboxWorker {
 
   constructor(options: OutboxWorkerOptions) {
     this.#options = options;
-    this.#senders = createChannelSenders(options.config, options.senders);
+    this.#config = options.config ?? NO_ALERTS;
+    this.#senders = createChannelSenders(this.#config, options.senders);
+  }
+
+  /**
+   * Sends through another configuration's channels from now on (a delivery to a channel no longer configured is
+   * given up). Attempts under way finish with the old one.
+   */
+  configure(config: AlertsConfig | undefined): void {
+    const old = this.#senders;
+    this.#config = config ?? NO_ALERTS;
+    this.#senders = createChannelSenders(this.#config, this.#options.senders);
+    // Its e-mail transports close once the attempts under way have had their time.
+    setTimeout(() => old.close(), 60_000).unref();
+    this.wake();
   }
 
   /** Starts sending. */
@@ -91,7 +106,8 @@ export class OutboxWorker {
       this.#woken = false;
       let waitMs = pollMs;
       const epoch = this.#options.epoch();
-      if (epoch !== undefined) {
+      // Alerts off: nothing is written to the outbox, and nothing is looked for in it.
+      if (epoch !== undefined && this.#config !== NO_ALERTS) {
         try {
           const sent = await this.#round(epoch);
           if (sent > 0) continue;
@@ -130,10 +146,12 @@ export class OutboxWorker {
   }
 
   async #send(epoch: number, row: ClaimedDelivery): Promise<void> {
-    const { db, config, log } = this.#options;
+    const { db, log } = this.#options;
+    const config = this.#config;
+    const senders = this.#senders;
     const message = row.message as OutboundMessage;
     const report = await deliverWithRetry(
-      (_attempt, options) => this.#senders.send(message, options),
+      (_attempt, options) => senders.send(message, options),
       { maxAttempts: 5, maxWaitMs: 30_000, ...this.#options.policy },
       {
         signal: this.#abort.signal,

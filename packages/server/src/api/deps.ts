@@ -12,6 +12,7 @@ import type { Metrics } from '../ops/metrics.js';
 import type { ApiKeyVerifier } from '../security/keys.js';
 import type { ReplicaCredential } from '../security/replica-credential.js';
 import type { IncidentEngine } from '../alerts/incidents.js';
+import type { AlertsSettings } from '../alerts/settings.js';
 
 /**
  * What the HTTP layer needs from the rest of the server, as buildApp receives it. Each route module declares the
@@ -46,6 +47,8 @@ export interface AppDeps {
   readonly keys: ApiKeyVerifier;
   /** The credential replicas of this store present to each other (forwarded Kafka batches). */
   readonly replicaCredential: ReplicaCredential;
-  /** The incident engine, when alerts are configured (serve --alerts-config). */
-  readonly incidents: IncidentEngine | undefined;
+  /** The incident engine (idle while no alerts configuration is in force). */
+  readonly incidents: IncidentEngine;
+  /** The alerts configuration in force, and the way to change it. */
+  readonly alertsSettings: AlertsSettings;
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import type { IncidentDescription, IncidentEngine } from '../alerts/incidents.js';
+import type { IncidentDescription } from '../alerts/incidents.js';
 import {
   noticeHeadline,
   reasonPhrase,
@@ -14,7 +14,7 @@ import {
   type Recipient,
 } from '../alerts/notice.js';
 import { HeadwaterError } from '../core/errors.js';
-import { Closed, Ref, Type } from '../core/json-schema.js';
+import { Closed, Nullable, OpenObject, Ref, Time, Type } from '../core/json-schema.js';
 import { recordAudit } from '../store/queries/audit.js';
 import {
   incidentById,
@@ -42,10 +42,8 @@ import {
 const TAGS = ['Incidents'];
 const iso = (time: Date | null) => (time === null ? null : time.toISOString());
 
-/** What the incident routes need: the store, and the engine when alerts are configured. */
-export type IncidentRouteDeps = Pick<AppDeps, 'db' | 'state'> & {
-  readonly incidents: IncidentEngine | undefined;
-};
+/** What the incident routes need: the store, the engine and the alerts configuration in force. */
+export type IncidentRouteDeps = Pick<AppDeps, 'db' | 'state' | 'incidents' | 'alertsSettings'>;
 
 /** A recipient with its reasons in words. */
 const recipientJson = (recipient: Recipient): IncidentRecipientJson => ({
@@ -232,11 +230,6 @@ function registerIncidentRoutes(
             'FORBIDDEN',
             `The caller (${principal.name}) may read ${row.namespace} but lacks the writer role there.`,
           );
-        if (deps.incidents === undefined)
-          throw new HeadwaterError(
-            'CONFLICT',
-            'Alerts are not configured on this server (serve --alerts-config FILE): incidents cannot change.',
-          );
         const note = request.body.note;
         const updated = await deps.incidents.act(row.id, kind, principal.subject, note);
         await recordAudit(db, {
@@ -269,11 +262,6 @@ function registerIncidentRoutes(
       },
     },
     async () => {
-      if (deps.incidents === undefined)
-        throw new HeadwaterError(
-          'CONFLICT',
-          'Alerts are not configured on this server: start it with serve --alerts-config FILE.',
-        );
       const groups = await deps.incidents.dryRun();
       return {
         groups: groups.map(({ description, ...group }) => ({
@@ -287,6 +275,62 @@ function registerIncidentRoutes(
           })),
         })),
       };
+    },
+  );
+  const configResponse = Closed({
+    document: Type.Union([OpenObject(), Type.Null()], {
+      description:
+        'The configuration in force as written, its secrets redacted (${ENV_VAR} references shown); null when none is',
+    }),
+    updatedAt: Nullable(Time()),
+    updatedBy: Nullable(
+      Type.String({ description: 'Who put it in force (system:alerts-config-file for a file)' }),
+    ),
+  });
+  const view = async () => {
+    const current = await deps.alertsSettings.view();
+    return {
+      document: current.document as Record<string, unknown> | null,
+      updatedAt: iso(current.updatedAt),
+      updatedBy: current.updatedBy,
+    };
+  };
+
+  app.get(
+    '/api/v1/alerts/config',
+    {
+      ...plainJson,
+      config: { access: 'admin', global: true },
+      schema: {
+        tags: TAGS,
+        summary: 'The alerts configuration in force (channels, owners, rules), secrets redacted',
+        response: responses(configResponse, 403),
+      },
+    },
+    view,
+  );
+
+  app.put<{ Body: unknown }>(
+    '/api/v1/alerts/config',
+    {
+      ...plainJson,
+      config: { access: 'admin', global: true },
+      preValidation: parseJsonBody,
+      schema: {
+        tags: TAGS,
+        summary: 'Put another alerts configuration in force, at once (headwater alerts apply FILE)',
+        description:
+          'The body is the configuration as the YAML of serve --alerts-config holds it, as JSON. It is checked ' +
+          'whole (400 lists every problem), stored, and in force on the writer from then on, for every replica ' +
+          'that takes over, until a server starts with --alerts-config again. ${ENV_VAR} references are ' +
+          "resolved in the writer's environment. Audited.",
+        body: { type: 'object' },
+        response: responses(configResponse, 400, 403),
+      },
+    },
+    async (request) => {
+      await deps.alertsSettings.apply(request.body, request.principal.subject);
+      return view();
     },
   );
   done();

@@ -2,6 +2,8 @@
  * `headwater incidents list|show|ack|resolve` and `headwater alerts dry-run|check`: the incidents API from a
  * terminal or a CI job, and the alerts configuration checked before a server is started with it.
  */
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
 import { readAlertsConfig } from '../alerts/config.js';
 import { hopsPhrase } from '../alerts/notice.js';
 import type { IncidentDetailJson, IncidentJson, IncidentRecipientJson } from '../api/schemas/incidents.js';
@@ -170,13 +172,20 @@ export function incidentsCommand(args: string[], io?: CommandIo): Promise<number
 /** `headwater alerts --help`. */
 export const alertsHelp = defineHelp(commonOptions, {
   name: 'alerts',
-  usage: [`alerts dry-run [--json] [--url ${DEFAULT_SERVER_URL}]`, 'alerts check FILE'],
+  usage: [
+    `alerts apply FILE [--json] [--url ${DEFAULT_SERVER_URL}]`,
+    'alerts dry-run [--json] [--url URL]',
+    'alerts check FILE',
+  ],
   description:
-    '`dry-run` asks a running server who it would tell of what is broken now, and why, without sending\n' +
+    '`apply` puts the configuration in FILE in force on a running server at once (the admin role over every\n' +
+    "namespace; ${ENV_VAR} references are resolved in the server's environment, and it stays in force until a\n" +
+    'server starts with --alerts-config again). `dry-run` asks a running server who it would tell of what is\n' +
+    'broken now, and why, without sending\n' +
     'anything (the admin role over every namespace). `check` reads an alerts configuration file as\n' +
     '`serve --alerts-config FILE` would and prints every problem with its line, or that it is fine.',
   flags: clientFlags,
-  examples: ['alerts check alerts.yaml', 'alerts dry-run --json'],
+  examples: ['alerts check alerts.yaml', 'alerts apply alerts.yaml', 'alerts dry-run --json'],
 });
 
 const alertsUsage = formatHelp(alertsHelp).trimEnd();
@@ -210,6 +219,25 @@ export function alertsCommand(args: string[], io?: CommandIo): Promise<number> {
         throw new CliError(error.details?.join('\n') ?? error.message);
       }
     }
+    if (action === 'apply') {
+      if (file === undefined) throw new CliError(`alerts apply takes a file.\n\n${alertsUsage}`, 2);
+      let document: unknown;
+      try {
+        document = parseYaml(await readFile(file, 'utf8'), { maxAliasCount: 100 });
+      } catch (error) {
+        throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+      }
+      const response = await request(`${context.url}/api/v1/alerts/config`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(document ?? {}),
+      });
+      if (!response.ok) throw new CliError(`${file}: ${await errorMessageOf(response)}`);
+      const applied = (await response.json()) as { updatedAt: string; updatedBy: string };
+      if (context.json) writeJson(context.io, applied);
+      else out.write(`${file} is in force since ${applied.updatedAt} (set by ${applied.updatedBy}).\n`);
+      return 0;
+    }
     if (action === 'dry-run') {
       const result = await getJson<{ groups: DryRunGroupJson[] }>(context.url, '/api/v1/alerts/dry-run', {});
       if (context.json) writeJson(context.io, result);
@@ -228,7 +256,7 @@ export function alertsCommand(args: string[], io?: CommandIo): Promise<number> {
       return 0;
     }
     throw new CliError(
-      `unknown alerts action ${JSON.stringify(action)}; use dry-run or check.\n\n${alertsUsage}`,
+      `unknown alerts action ${JSON.stringify(action)}; use apply, dry-run or check.\n\n${alertsUsage}`,
       2,
     );
   });

@@ -30,7 +30,8 @@ import { instrumentDb, Metrics } from '../ops/metrics.js';
 import { ApiKeyVerifier } from '../security/keys.js';
 import { ReplicaCredential } from '../security/replica-credential.js';
 import { RetentionKeeper } from '../ops/retention.js';
-import { readAlertsConfig } from '../alerts/config.js';
+import { readAlertsDocument } from '../alerts/config.js';
+import { AlertsSettings } from '../alerts/settings.js';
 import { IncidentEngine, type AlertsLog } from '../alerts/incidents.js';
 import { OutboxWorker } from '../alerts/outbox.js';
 
@@ -55,8 +56,15 @@ export interface HeadwaterServer {
   readonly metrics: Metrics;
   /** The retention window's passes, when `retentionDays` is set (started by listen()). */
   readonly retention: RetentionKeeper | undefined;
-  /** Incidents and their deliveries, when `alertsConfig` is set (started by listen(), at work on the writer). */
-  readonly alerts: { readonly incidents: IncidentEngine; readonly outbox: OutboxWorker } | undefined;
+  /**
+   * Incidents, their deliveries and the alerts configuration in force (started by listen(), at work on the writer
+   * once a configuration is in force: `alertsConfig`, or one applied through the API).
+   */
+  readonly alerts: {
+    readonly incidents: IncidentEngine;
+    readonly outbox: OutboxWorker;
+    readonly settings: AlertsSettings;
+  };
   /** What the store runs on, for the start line: "PostgreSQL 18", "PGlite" or "PostgreSQL". */
   readonly storeEngine: string;
   /** The base URL once listening. */
@@ -281,9 +289,11 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       : new IngestFrontDoor(validator, pipeline, policy);
     observeIngest(metrics, pipeline, frontDoor);
     const replicaCredential = new ReplicaCredential(db);
-    const alerts = config.alertsConfig === undefined ? undefined : createAlerts();
-    function createAlerts() {
-      const alertsConfig = readAlertsConfig(config.alertsConfig!);
+    // Read before anything starts, so that a configuration with problems stops the start with all of them.
+    const alertsFile =
+      config.alertsConfig === undefined ? undefined : readAlertsDocument(config.alertsConfig);
+    let listening = false;
+    const alerts = (() => {
       const log: AlertsLog = {
         info: (object, message) => app.log.info(object, message),
         warn: (object, message) => app.log.warn(object, message),
@@ -291,16 +301,25 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       };
       // Only the writer opens incidents and sends; a follower that takes over reconciles everything first.
       const epoch = () => (replication.role === 'writer' ? db.epoch : undefined);
-      const outbox = new OutboxWorker({ db, config: alertsConfig, epoch, log });
+      const outbox = new OutboxWorker({ db, config: undefined, epoch, log });
       const incidents = new IncidentEngine({
         db,
-        config: alertsConfig,
+        config: undefined,
         epoch,
         log,
         onDeliveries: () => outbox.wake(),
         source: async () => {
           if (!columnGraph.complete) await loadColumns();
           return { db, state: readModel, graph, columnGraph: columnGraph.analysisView };
+        },
+      });
+      const settings = new AlertsSettings({
+        db,
+        epoch,
+        file: alertsFile,
+        onConfig: (alertsConfig) => {
+          outbox.configure(alertsConfig);
+          incidents.configure(alertsConfig);
         },
       });
       pipeline.onCommit(({ changes }) => {
@@ -311,12 +330,15 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         if (jobs.size > 0 || datasets.size > 0) incidents.touched(jobs, datasets);
       });
       replication.onRole((role) => {
-        if (role !== 'writer') return;
-        incidents.reconcileAll();
-        outbox.wake();
+        // The writer at start puts its configuration in force in listen().
+        if (role !== 'writer' || !listening) return;
+        settings.takeOver().catch((error: unknown) => {
+          app.log.error({ err: error }, 'the alerts configuration could not be put in force; alerts are off');
+          settings.off();
+        });
       });
-      return { incidents, outbox };
-    }
+      return { incidents, outbox, settings };
+    })();
     const app = await buildApp({
       config,
       db,
@@ -333,7 +355,8 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       metrics,
       keys: new ApiKeyVerifier(db, db.kind === 'postgres'),
       replicaCredential,
-      incidents: alerts?.incidents,
+      incidents: alerts.incidents,
+      alertsSettings: alerts.settings,
     });
     forwardWritesToWriter(app, replication);
     let inFlight = 0;
@@ -399,9 +422,10 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         await replication.advertise(config.advertiseUrl ?? server.url);
         forwarder?.start();
         retention?.start();
-        alerts?.incidents.start();
-        alerts?.incidents.reconcileAll();
-        alerts?.outbox.start();
+        listening = true;
+        if (replication.role === 'writer') await alerts.settings.startWriting();
+        alerts.incidents.start();
+        alerts.outbox.start();
         await kafka?.start().catch((error: unknown) => {
           app.log.error({ err: error }, 'Kafka ingest could not start');
           throw error;
@@ -420,8 +444,8 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
           await kafka?.close();
           await retention?.close();
           await pipeline.close();
-          await alerts?.incidents.close();
-          await alerts?.outbox.close();
+          await alerts.incidents.close();
+          await alerts.outbox.close();
           await replication.close();
           // Sockets that went idle after close() began would hold the server open until their keep-alive
           // timeout; every request on them has been answered, so drop them.

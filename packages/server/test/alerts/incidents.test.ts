@@ -548,4 +548,50 @@ describe.each(all)('incidents ($name)', (backend) => {
       (statuses) => statuses.length === 2 && statuses.every((status) => status === 'resolved'),
     );
   });
+
+  it('applies a configuration through the API to a server started without one, shows it redacted, and refuses a bad one whole', async () => {
+    const ops = await channel('ops');
+    const server = await startServer(backend);
+    cleanups.push(() => server.stop());
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'headwater-alerts-apply-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const cli = (...args: string[]) => runCommand(alertsCommand, [...args, '--url', server.url]);
+    await post(server, failedLoad());
+    // No configuration in force: nothing opens, and a dry run says why.
+    expect((await cli('dry-run')).stderr).toContain('Alerts are not configured');
+
+    const bad = path.join(dir, 'bad.yaml');
+    await writeFile(bad, 'channels:\n  ops: { type: webhook, url: "http://x" }\nrules:\n  - on: run_faild\n');
+    const refused = await cli('apply', bad);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/HTTP 400: .*2 problems.*channels\.ops.*secret.*rules\[0\]\.on/s);
+
+    const good = path.join(dir, 'alerts.yaml');
+    await writeFile(
+      good,
+      [
+        'channels:',
+        `  ops: { type: webhook, url: "${ops.receiver.url}", secret: "${ops.secret}" }`,
+        'rules:',
+        '  - { on: run_failed, retryGrace: 0s, notify: { channels: ops } }',
+        '',
+      ].join('\n'),
+    );
+    const applied = await cli('apply', good);
+    expect(applied.stdout).toMatch(/is in force since .* \(set by anonymous\)/);
+    // The failure stored before is looked at as soon as the configuration is in force.
+    await until(
+      'the failure told',
+      () => ops.receiver.requests.length,
+      (n) => n >= 1,
+    );
+    expect((await incidents(server)).incidents.map((i) => i.root)).toEqual(['job:etl:load']);
+    const shown = await json<{
+      document: { channels: { ops: { secret: string; url: string } } };
+      updatedBy: string;
+    }>(server, '/api/v1/alerts/config');
+    expect(shown.document.channels.ops.secret).toBe('[redacted]');
+    expect(JSON.stringify(shown)).not.toContain(ops.secret);
+    expect(shown.updatedBy).toBe('anonymous');
+  });
 });

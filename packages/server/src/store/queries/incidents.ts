@@ -514,3 +514,32 @@ export async function nominalStarts(
   }
   return result;
 }
+
+/** The stored alerts configuration document. */
+export interface StoredAlertsConfig {
+  readonly document: unknown;
+  readonly updatedAt: Date;
+  readonly updatedBy: string;
+}
+
+/** The alerts configuration in force, or undefined when none was ever set. */
+export async function storedAlertsConfig(db: Queryable): Promise<StoredAlertsConfig | undefined> {
+  const [row] = await db.query<StoredAlertsConfig>(
+    'SELECT document, updated_at AS "updatedAt", updated_by AS "updatedBy" FROM alerts_config WHERE id = 1',
+  );
+  return row;
+}
+
+/** Sets the alerts configuration in force. */
+export async function storeAlertsConfig(
+  tx: Queryable,
+  document: unknown,
+  at: Date,
+  by: string,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO alerts_config (id, document, updated_at, updated_by) VALUES (1, $1, $2, $3)
+     ON CONFLICT (id) DO UPDATE SET document = $1, updated_at = $2, updated_by = $3`,
+    [JSON.stringify(document), at, by],
+  );
+}
