@@ -160,7 +160,7 @@ describe.each(all)('incidents through channels ($name)', (backend) => {
       () => slack.requests.length + smtp.received.length,
       (n) => n >= 2,
     );
-    await server.server.alerts!.incidents.settled();
+    await server.server.alerts.incidents.settled();
 
     const [incident, ...others] = await incidents(server);
     expect(others).toEqual([]);
@@ -239,7 +239,7 @@ describe.each(all)('incidents through channels ($name)', (backend) => {
       () => incidents(server),
       (list) => list.length === 2,
     );
-    await server.server.alerts!.incidents.settled();
+    await server.server.alerts.incidents.settled();
     const second = (await incidents(server)).find((i) => i.root === 'job:etl:second')!;
     const detail = await get<Detail>(server, `/api/v1/incidents/${second.id}`);
     expect(detail.timeline.map((t) => [t.kind, t.deliveries])).toEqual([['opened', []]]);
@@ -325,7 +325,7 @@ describe.each(all)('incidents through channels ($name)', (backend) => {
       ['updated', false],
       ['updated', true],
     ]);
-    await server.server.alerts!.incidents.settled();
+    await server.server.alerts.incidents.settled();
     expect(ops.requests.map((r) => (JSON.parse(r.body) as { type: string }).type)).toEqual([
       'incident.opened',
       'incident.updated',

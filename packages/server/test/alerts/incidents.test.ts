@@ -112,7 +112,7 @@ const incidents = (server: TestServer, status = '') =>
 
 /** Waits until the engine and the outbox have nothing left to do. */
 async function quiet(server: TestServer): Promise<void> {
-  await server.server.alerts!.incidents.settled();
+  await server.server.alerts.incidents.settled();
   await until(
     'every delivery sent or given up',
     async () => {
@@ -124,7 +124,7 @@ async function quiet(server: TestServer): Promise<void> {
     },
     (states) => states.every((state) => state !== 'pending'),
   );
-  await server.server.alerts!.incidents.settled();
+  await server.server.alerts.incidents.settled();
 }
 
 const payloads = (receiver: Receiver) =>
@@ -415,7 +415,7 @@ describe.each(all)('incidents ($name)', (backend) => {
       'incident.resolved',
     ]);
     // The failure still stands (no good run), yet it was told of: resolving by hand does not reopen it.
-    server.server.alerts!.incidents.reconcileAll();
+    server.server.alerts.incidents.reconcileAll();
     await quiet(server);
     expect((await incidents(server)).totalCount).toBe(1);
     const audit = await json<{ entries?: { action: string }[] }>(server, '/api/v1/audit?action=incidents.');
@@ -517,7 +517,7 @@ describe.each(all)('incidents ($name)', (backend) => {
       );
     }
     await post(server, events);
-    server.server.alerts!.incidents.reconcileAll();
+    server.server.alerts.incidents.reconcileAll();
     await until(
       'two incidents',
       async () => (await incidents(server)).incidents,
