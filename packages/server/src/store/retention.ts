@@ -19,6 +19,7 @@ import type { ModelState } from './model-state.js';
  * - Facet values, dataset versions and job versions go once nothing left names them and they are not current.
  * - Datasets, jobs, namespaces, sources, current edges (lineage_edges), job_cutoffs, column lineage (which has no
  *   history of its own), tags and owners are the present and are never deleted. event_counts follows the events.
+ * - Incidents resolved before the cutoff go with their signals, transitions and deliveries; open ones stay.
  *
  * Deletion runs in chunks, each one transaction on the writer with its commit-feed entry, so ingest waits at most
  * one chunk and the writer's mirror and the followers never see half of one.
@@ -472,6 +473,18 @@ export async function retentionPass(
     () => undefined,
   );
   add(deleted, { event_counts: emptyHours[0]?.n ?? 0 });
+  // Incidents resolved before the cutoff, with their signals, transitions and deliveries (open ones stay,
+  // however old: they are the present).
+  const oldIncidents = await step(
+    (tx) =>
+      tx.query<{ n: number }>(
+        `WITH gone AS (DELETE FROM incidents WHERE status = 'resolved' AND resolved_at < $1 RETURNING 1)
+         SELECT count(*)::int AS n FROM gone`,
+        [cutoff],
+      ),
+    () => undefined,
+  );
+  add(deleted, { incidents: oldIncidents[0]?.n ?? 0 });
   await db.query('DELETE FROM retention_keep');
   for (const table of Object.keys(deleted)) if (deleted[table] === 0) delete deleted[table];
   return { cutoff, deleted, chunks, durationMs: Math.round(performance.now() - started) };

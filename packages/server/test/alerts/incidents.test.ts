@@ -13,6 +13,7 @@ import { runEvents } from '../analysis-scenarios.js';
 import { alertsCommand, incidentsCommand } from '../../src/cli/incidents.js';
 import { backends, startServer, type TestServer } from '../helpers/backends.js';
 import { runCommand } from '../helpers/cli.js';
+import { retentionPass, type RetentionStep } from '../../src/store/retention.js';
 import { until } from '../helpers/wait.js';
 import type { Receiver, ReceivedRequest, ScriptedAnswer } from './fixtures.js';
 import { newSecret, signatureValid, startReceiver } from './fixtures.js';
@@ -420,6 +421,14 @@ describe.each(all)('incidents ($name)', (backend) => {
     expect((await incidents(server)).totalCount).toBe(1);
     const audit = await json<{ entries?: { action: string }[] }>(server, '/api/v1/audit?action=incidents.');
     expect(JSON.stringify(audit)).toContain('incidents.resolve');
+
+    // Retention takes incidents resolved before its cutoff, and leaves those resolved after it.
+    const step: RetentionStep = (fn, apply) => server.server.pipeline.maintain(fn, apply);
+    await retentionPass(server.server.db, new Date(Date.now() - 60_000), step);
+    expect((await incidents(server)).totalCount).toBe(1);
+    const pass = await retentionPass(server.server.db, new Date(Date.now() + 60_000), step);
+    expect(pass.deleted.incidents).toBe(1);
+    expect((await incidents(server)).totalCount).toBe(0);
   });
 
   it('the CLI lists, shows, acknowledges and resolves incidents, gates CI on them, and dry-runs and checks alerts', async () => {
