@@ -15,6 +15,8 @@ describe('--stale-run-after', () => {
     expect(resolveConfig({}, {}).staleRunAfterMs).toBe(86_400_000);
     expect(resolveConfig({ 'stale-run-after': '90m' }, {}).staleRunAfterMs).toBe(5_400_000);
     expect(resolveConfig({}, { HEADWATER_STALE_RUN_AFTER: '3600' }).staleRunAfterMs).toBe(3_600_000);
+    // The alerts configuration's durations and the flags' are read by one parser.
+    expect(resolveConfig({ 'stale-run-after': '1h30m' }, {}).staleRunAfterMs).toBe(5_400_000);
     expect(() => resolveConfig({ 'stale-run-after': 'soon' }, {})).toThrow(
       /--stale-run-after must be a duration of at least 1s, such as 90m/,
     );

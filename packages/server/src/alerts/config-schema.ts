@@ -7,6 +7,7 @@
  * Every leaf has a `description` phrased as a noun ("a duration like 10m"): error messages are built from it
  * (`"10 minutes" is not a duration like 10m`), so the wording a user sees lives here beside the rule it explains.
  */
+import { DURATION_PATTERN } from '../core/config-reader.js';
 
 /** The signals an incident stands on, as rules name them in `on`. */
 export const signalKinds = ['run_failed', 'assertion_failed', 'run_overdue', 'run_missing'] as const;
@@ -19,9 +20,6 @@ export const ownerScopes = ['root', 'impacted', 'both', 'none'] as const;
 
 /** See {@link ownerScopes}. */
 export type OwnerScope = (typeof ownerScopes)[number];
-
-/** A duration: one or more numbers with a unit, as in `90s`, `10m`, `1h30m`, `2d`. */
-export const DURATION_PATTERN = '^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d))+$';
 
 /** A channel's name: letters, digits, `_`, `-` and `.`, so it can never be mistaken for an e-mail address. */
 export const CHANNEL_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]*$';

@@ -14,7 +14,8 @@ import { LineCounter, isMap, isNode, isScalar, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
 import { HeadwaterError } from '../core/errors.js';
 import type { OwnerScope, SignalKind } from './config-schema.js';
-import { DURATION_PATTERN, alertsConfigSchema } from './config-schema.js';
+import { parseDurationMs } from '../core/config-reader.js';
+import { alertsConfigSchema } from './config-schema.js';
 
 export { alertsConfigSchema, signalKinds, ownerScopes } from './config-schema.js';
 export type { OwnerScope, SignalKind } from './config-schema.js';
@@ -146,21 +147,12 @@ export const NO_ALERTS: AlertsConfig = Object.freeze({
 /** The retry grace of a `run_failed` rule that sets none. */
 export const DEFAULT_RETRY_GRACE_MS = 600_000;
 
-const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-const DURATION = new RegExp(DURATION_PATTERN);
-
 /**
- * Milliseconds of a duration such as `90s`, `10m`, `1h30m` or `2d` (units ms, s, m, h, d; a unit is required),
- * or undefined when the text is not one.
+ * Milliseconds of a duration such as `90s`, `10m`, `1h30m` or `2d` (a unit is required), or undefined when the
+ * text is not one.
  * @example durationMs('1h30m') // 5400000
  */
-export function durationMs(text: string): number | undefined {
-  if (!DURATION.test(text)) return undefined;
-  let total = 0;
-  for (const [, amount, unit] of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g))
-    total += Number(amount) * UNIT_MS[unit!]!;
-  return Math.round(total);
-}
+export const durationMs = (text: string): number | undefined => parseDurationMs(text, { bareSeconds: false });
 
 let compiled: ValidateFunction<RawConfig> | undefined;
 function schemaValidator(): ValidateFunction<RawConfig> {

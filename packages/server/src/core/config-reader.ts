@@ -54,17 +54,31 @@ export function configReader(flags: ConfigFlags, env: NodeJS.ProcessEnv): Config
   return { pick, integer, duration };
 }
 
-const DURATION_UNITS_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** One or more numbers with a unit, as in `90s`, `10m`, `1h30m`, `2d`, `250ms`. */
+export const DURATION_PATTERN = '^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d))+$';
+const DURATION = new RegExp(DURATION_PATTERN);
 
 /**
- * Milliseconds of a duration: a number with a unit (`s`, `m`, `h`, `d`), or a bare number of seconds; undefined
- * when it is none of these.
- * @example parseDurationMs('90m') // 5400000
+ * Milliseconds of a duration such as `90s`, `10m`, `1h30m`, `2d` or `250ms`; with `bareSeconds`, a bare number
+ * is seconds too (the flags' and variables' old form). Undefined when the text is none of these.
+ * @example parseDurationMs('1h30m') // 5400000
  */
-export function parseDurationMs(text: string): number | undefined {
-  const match = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(text.trim());
-  if (!match) return undefined;
-  return Math.round(Number(match[1]) * DURATION_UNITS_MS[match[2] || 's']!);
+export function parseDurationMs(text: string, { bareSeconds = true } = {}): number | undefined {
+  const trimmed = text.trim();
+  if (bareSeconds && /^\d+(?:\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  if (!DURATION.test(trimmed)) return undefined;
+  let total = 0;
+  for (const [, amount, unit] of trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g))
+    total += Number(amount) * DURATION_UNITS_MS[unit!]!;
+  return Math.round(total);
 }
 
 /** The items of a comma-separated setting, trimmed, empty ones left out. */
