@@ -12,3 +12,4 @@ export {
   type KafkaBrokerOptions,
   type KafkaListener,
 } from './kafka-broker.js';
+export { newWebhookSecret, signatureValid } from './webhook-signature.js';

@@ -275,6 +275,7 @@ export class IncidentEngine {
 
     const reading = await readSignals(source, config, { jobs, datasets }, nowMs, this.#firstSeen, {
       missing: pass.missing,
+      known: async (keys) => new Set((await signalIncidents(db, keys)).keys()),
     });
     this.#forgetSeen(nowMs);
     this.#pending = new Map(reading.pending.map((p) => [`${p.node.type}:${p.node.id}`, p]));
@@ -301,7 +302,7 @@ export class IncidentEngine {
         continue;
       }
       const rules = matchingRules(config, subjectOf(group.root));
-      const description = await describe(source, config, rules, group.root, group.signals, nowMs);
+      const description = await incidentDescription(source, config, rules, group.root, group.signals, nowMs);
       const at = new Date(nowMs);
       if (incident === undefined) {
         const id = randomUUID();
@@ -436,7 +437,7 @@ export class IncidentEngine {
     const result: DryRunGroup[] = [];
     for (const [key, group] of groups) {
       const rules = matchingRules(config, subjectOf(group.root));
-      const description = await describe(source, config, rules, group.root, group.signals, nowMs);
+      const description = await incidentDescription(source, config, rules, group.root, group.signals, nowMs);
       const plan = planDeliveries(
         noticeOf(
           'dry-run',
@@ -639,7 +640,7 @@ const signalPhrase = (signal: Signal): string =>
  * What an incident says: its root cause, everything downstream of it (at column precision when the root is
  * failing assertions on columns), and who is told under the rules that match its root.
  */
-export async function describe(
+export async function incidentDescription(
   source: AnalysisSource,
   config: AlertsConfig,
   rules: readonly AlertRule[],

@@ -48,8 +48,6 @@ export interface OutboxWorkerOptions {
   readonly batch?: number;
   /** How often the outbox is looked at when nothing wakes the worker (another writer's rows, retries). @default 5000 */
   readonly pollMs?: number;
-  /** Told of each attempt's outcome, for metrics. */
-  readonly onOutcome?: (channel: string, outcome: 'delivered' | 'retry' | 'gone' | 'failed') => void;
 }
 
 /** Sends the outbox; see the module comment. */
@@ -156,7 +154,6 @@ export class OutboxWorker {
       {
         signal: this.#abort.signal,
         previousAttempts: row.attempts,
-        onAttempt: (attempt) => this.#options.onOutcome?.(row.channel, attempt.result.status),
       },
     );
     const result = report.result;

@@ -221,7 +221,14 @@ export async function readSignals(
   scope: SignalScope,
   nowMs: number,
   firstSeen: FirstSeen,
-  { missing = false }: { readonly missing?: boolean } = {},
+  {
+    missing = false,
+    known,
+  }: {
+    readonly missing?: boolean;
+    /** Which of these signal keys are grouped into an incident already: those are left out of `grouped`. */
+    readonly known?: (keys: readonly string[]) => Promise<ReadonlySet<string>>;
+  } = {},
 ): Promise<SignalReading> {
   const { db, state } = source;
   const now = new Date(nowMs);
@@ -322,6 +329,13 @@ export async function readSignals(
       ...(reporter === undefined ? {} : { reporter }),
     };
     if (alerted(signal)) signals.push(signal);
+  }
+
+  // Signals already grouped into an incident keep their incident: no walk finds their root again (the walks
+  // are the costly part, and an open incident's root stays in every reconciliation's scope).
+  if (known !== undefined && signals.length > 0) {
+    const grouped = await known(signals.map((signal) => signal.key));
+    for (let i = signals.length - 1; i >= 0; i--) if (grouped.has(signals[i]!.key)) signals.splice(i, 1);
   }
 
   // A failed run with a failed child is explained by the child (or by what explains the child).

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { newWebhookSecret, signatureValid as verifySignature } from '@headwater/test-support';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ParsedMail } from 'mailparser';
@@ -164,26 +164,11 @@ export async function closedPort(): Promise<number> {
 }
 
 /** A new Standard Webhooks signing secret. */
-export const newSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+export const newSecret = newWebhookSecret;
 
-const header = (headers: http.IncomingHttpHeaders, name: string): string => {
-  const value = headers[name];
-  if (typeof value !== 'string') throw new Error(`no ${name} header`);
-  return value;
-};
-
-/** The signature check of the specification, written here from its text with node:crypto, apart from the sender. */
-export function signatureValid(secret: string, request: ReceivedRequest): boolean {
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const signed = `${header(request.headers, 'webhook-id')}.${header(request.headers, 'webhook-timestamp')}.${request.body}`;
-  const expected = Buffer.from(`v1,${createHmac('sha256', key).update(signed).digest('base64')}`);
-  return header(request.headers, 'webhook-signature')
-    .split(' ')
-    .some(
-      (candidate) =>
-        candidate.length === expected.length && timingSafeEqual(Buffer.from(candidate), expected),
-    );
-}
+/** Whether a received request's Standard Webhooks signature verifies under `secret`, now. */
+export const signatureValid = (secret: string, request: ReceivedRequest): boolean =>
+  verifySignature(secret, request.headers, request.body, Math.floor(Date.now() / 1000));
 
 /**
  * What Slack's incoming webhooks check before they answer `ok`, as their documentation states it: a JSON body

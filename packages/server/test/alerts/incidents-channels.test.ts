@@ -4,45 +4,22 @@
  * owners whose columns derive from the failing one are told); the throttle of updates.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { columnLineage, runEvents, schema } from '../analysis-scenarios.js';
-import { backends, startServer, type TestServer } from '../helpers/backends.js';
+import { backends, type TestServer } from '../helpers/backends.js';
 import { until } from '../helpers/wait.js';
 import { newSecret, slackShaped, startReceiver, startSmtp, type Receiver } from './fixtures.js';
+import { afterTest, failedRun, postEvents, serveWithAlerts } from './servers.js';
 
 const PRODUCER = 'https://example.com/headwater/incidents-test';
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 async function receiver(answer: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
   const started = await startReceiver(answer);
-  cleanups.push(() => started.close());
+  afterTest(() => started.close());
   return started;
 }
 
-async function serve(backend: (typeof all)[number], yaml: string): Promise<TestServer & { url: string }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'headwater-alerts-'));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'alerts.yaml');
-  await writeFile(file, yaml);
-  const server = await startServer(backend, { alertsConfig: file });
-  cleanups.push(() => server.stop());
-  return server;
-}
-
-async function post(server: TestServer, events: readonly unknown[]): Promise<void> {
-  const response = await server.request('/api/v1/lineage/batch', {
-    method: 'POST',
-    body: JSON.stringify(events),
-    headers: { 'content-type': 'application/json' },
-  });
-  expect(response.status, await response.clone().text()).toBe(200);
-}
+const serve = serveWithAlerts;
+const post = postEvents;
 
 async function get<T>(server: TestServer, url: string): Promise<T> {
   const response = await server.request(url);
@@ -212,16 +189,7 @@ describe.each(all)('incidents through channels ($name)', (backend) => {
         '',
       ].join('\n'),
     );
-    const fail = (job: string) =>
-      runEvents({
-        namespace: 'etl',
-        job,
-        runId: randomUUID(),
-        start: '2025-01-01T00:00:00Z',
-        end: '2025-01-01T00:01:00Z',
-        ends: 'FAIL',
-      });
-    await post(server, fail('first'));
+    await post(server, failedRun('first'));
     await until(
       'the 410',
       () => gone.requests.length,
@@ -233,7 +201,7 @@ describe.each(all)('incidents through channels ($name)', (backend) => {
       (text) => text.includes('alerts.channel.disable'),
     );
     expect(audit).toContain('410');
-    await post(server, fail('second'));
+    await post(server, failedRun('second'));
     await until(
       'two incidents',
       () => incidents(server),

@@ -3,25 +3,16 @@
  * SIGKILLed while a delivery is under way leaves it to the next writer, which sends it again with the same
  * `webhook-id` and opens nothing twice.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
-import { runEvents } from '../analysis-scenarios.js';
+import { describe, expect, it } from 'vitest';
 import { backends, type Backend } from '../helpers/backends.js';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { until } from '../helpers/wait.js';
 import { newSecret, signatureValid, startReceiver, type Receiver } from './fixtures.js';
+import { afterTest, alertsFile, failedRun } from './servers.js';
 
 // Replicas share one PostgreSQL; backends() fails in CI without one and warns locally.
 const postgres: Backend | undefined = backends().find((backend) => backend.name === 'postgres');
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 
 async function role(url: string): Promise<string | undefined> {
   const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) });
@@ -41,7 +32,7 @@ async function query<T>(databaseUrl: string, sql: string): Promise<T[]> {
 describe.skipIf(postgres === undefined)('incidents on three replicas', () => {
   it('a writer SIGKILLed during a delivery: the next writer sends it again with the same webhook-id, and there is one incident', async () => {
     const fresh = await postgres!.fresh();
-    cleanups.push(fresh.cleanup);
+    afterTest(fresh.cleanup);
     const databaseUrl = fresh.config.databaseUrl!;
     const secret = newSecret();
     // The first delivery never gets an answer: the writer is killed while it waits for one.
@@ -49,12 +40,8 @@ describe.skipIf(postgres === undefined)('incidents on three replicas', () => {
       if (!signatureValid(secret, request)) throw new Error('bad signature');
       return index === 0 ? 'hang' : { status: 200 };
     });
-    cleanups.push(() => receiver.close());
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'headwater-alerts-replicas-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const config = path.join(dir, 'alerts.yaml');
-    await writeFile(
-      config,
+    afterTest(() => receiver.close());
+    const config = await alertsFile(
       [
         'channels:',
         `  ops: { type: webhook, url: "${receiver.url}", secret: "${secret}" }`,
@@ -66,7 +53,7 @@ describe.skipIf(postgres === undefined)('incidents on three replicas', () => {
       ].join('\n'),
     );
     const servers: ChildServer[] = [];
-    cleanups.push(async () => {
+    afterTest(async () => {
       for (const server of servers) {
         server.process.kill('SIGKILL');
         await server.exited;
@@ -85,16 +72,7 @@ describe.skipIf(postgres === undefined)('incidents on three replicas', () => {
     const response = await fetch(`${followers[0]!.url}/api/v1/lineage/batch`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(
-        runEvents({
-          namespace: 'etl',
-          job: 'load',
-          runId: randomUUID(),
-          start: '2025-01-01T00:00:00Z',
-          end: '2025-01-01T00:01:00Z',
-          ends: 'FAIL',
-        }),
-      ),
+      body: JSON.stringify(failedRun()),
     });
     expect(response.status).toBe(200);
     await until(

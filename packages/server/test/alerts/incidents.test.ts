@@ -4,33 +4,26 @@
  * told and why, the retry grace, the retries of a delivery, and the resolution.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { demoNames, demoScenario } from '../../src/cli/demo-scenario.js';
 import { runEvents } from '../analysis-scenarios.js';
 import { alertsCommand, incidentsCommand } from '../../src/cli/incidents.js';
-import { backends, startServer, type TestServer } from '../helpers/backends.js';
+import { backends, type Backend, type TestServer } from '../helpers/backends.js';
 import { runCommand } from '../helpers/cli.js';
 import { retentionPass, type RetentionStep } from '../../src/store/retention.js';
 import { until } from '../helpers/wait.js';
 import type { Receiver, ReceivedRequest, ScriptedAnswer } from './fixtures.js';
 import { newSecret, signatureValid, startReceiver } from './fixtures.js';
+import { afterTest, alertsFile, failedRun, postEvents, serveWithAlerts } from './servers.js';
 
 const PRODUCER = 'https://example.com/headwater/incidents-test';
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 /** A receiver that refuses (599) any request whose signature does not verify, then answers from `script`. */
 async function hook(secret: string, script: ScriptedAnswer[] = [{ status: 200 }]): Promise<Receiver> {
   const receiver = await startReceiver((request: ReceivedRequest, index: number) => {
     if (!signatureValid(secret, request)) throw new Error('bad signature');
     return script[Math.min(index, script.length - 1)]!;
   });
-  cleanups.push(() => receiver.close());
+  afterTest(() => receiver.close());
   return receiver;
 }
 
@@ -45,38 +38,24 @@ async function channel(name: string, script?: ScriptedAnswer[]): Promise<Channel
   return { name, secret, receiver: await hook(secret, script) };
 }
 
-/** Writes an alerts configuration and starts a server with it. */
-async function serve(
-  backend: (typeof all)[number],
-  channels: readonly Channel[],
-  rest: string,
-): Promise<TestServer & { url: string }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'headwater-alerts-'));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'alerts.yaml');
+/** Starts a server whose configuration has these webhook channels, then `rest`. */
+function serve(backend: Backend, channels: readonly Channel[], rest: string) {
   const channelLines = channels
     .map((c) => `  ${c.name}:\n    type: webhook\n    url: ${c.receiver.url}\n    secret: ${c.secret}\n`)
     .join('');
-  await writeFile(file, `explorerUrl: https://lineage.example.com\nchannels:\n${channelLines}${rest}`);
-  const server = await startServer(backend, { alertsConfig: file });
-  cleanups.push(() => server.stop());
-  return server;
+  return serveWithAlerts(
+    backend,
+    `explorerUrl: https://lineage.example.com\nchannels:\n${channelLines}${rest}`,
+  );
 }
 
-async function post(server: TestServer, events: readonly unknown[]): Promise<void> {
-  const response = await server.request('/api/v1/lineage/batch', {
-    method: 'POST',
-    body: JSON.stringify(events),
-    headers: { 'content-type': 'application/json' },
-  });
-  expect(response.status, await response.clone().text()).toBeLessThan(300);
-}
+const post = postEvents;
 
 async function json<T>(server: TestServer, url: string, init?: RequestInit): Promise<T> {
   const response = await server.request(url, init);
   const body = await response.text();
   expect({ url, status: response.status, body: response.status < 300 ? '' : body }).toMatchObject({
-    status: init?.method === 'POST' ? 200 : 200,
+    status: 200,
   });
   return JSON.parse(body) as T;
 }
@@ -137,23 +116,14 @@ const payloads = (receiver: Receiver) =>
 const all = backends();
 
 /** A server whose one rule sends every failed run, at once, to the channel `ops`. */
-const opsServer = (backend: (typeof all)[number], ops: Channel) =>
+const opsServer = (backend: Backend, ops: Channel) =>
   serve(
     backend,
     [ops],
     ['rules:', '  - on: run_failed', '    retryGrace: 0s', '    notify: { channels: ops }', ''].join('\n'),
   );
 
-/** The events of one failed run of `etl/load` in 2025 (long past any grace). */
-const failedLoad = () =>
-  runEvents({
-    namespace: 'etl',
-    job: 'load',
-    runId: randomUUID(),
-    start: '2025-01-01T00:00:00Z',
-    end: '2025-01-01T00:01:00Z',
-    ends: 'FAIL',
-  });
+const failedLoad = () => failedRun();
 
 describe.each(all)('incidents ($name)', (backend) => {
   it("opens exactly one incident for the demo's load_orders failure, tells the finance owners, groups the freshness failure and the DAG into it, and resolves it on the next good run", async () => {
@@ -469,13 +439,10 @@ describe.each(all)('incidents ($name)', (backend) => {
     expect(again.stderr).toContain('resolved already');
     expect((await cli(incidentsCommand, 'list', '--fail-on', 'unresolved')).code).toBe(0);
 
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'headwater-alerts-check-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const bad = path.join(dir, 'bad.yaml');
-    await writeFile(bad, 'rules:\n  - on: run_faild\n');
+    const bad = await alertsFile('rules:\n  - on: run_faild\n');
     const checked = await runCommand(alertsCommand, ['check', bad]);
     expect(checked.code).toBe(1);
-    expect(checked.stderr).toMatch(/bad\.yaml:2:\d+: rules\[0\]\.on: .*run_failed/);
+    expect(checked.stderr).toMatch(/alerts\.yaml:2:\d+: rules\[0\]\.on: .*run_failed/);
   });
 
   it('opens run_overdue for a run far past its usual duration and run_missing for a schedule not kept, and resolves each when the run ends or comes', async () => {
@@ -560,24 +527,20 @@ describe.each(all)('incidents ($name)', (backend) => {
 
   it('applies a configuration through the API to a server started without one, shows it redacted, and refuses a bad one whole', async () => {
     const ops = await channel('ops');
-    const server = await startServer(backend);
-    cleanups.push(() => server.stop());
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'headwater-alerts-apply-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const server = await serveWithAlerts(backend, undefined);
     const cli = (...args: string[]) => runCommand(alertsCommand, [...args, '--url', server.url]);
     await post(server, failedLoad());
     // No configuration in force: nothing opens, and a dry run says why.
     expect((await cli('dry-run')).stderr).toContain('Alerts are not configured');
 
-    const bad = path.join(dir, 'bad.yaml');
-    await writeFile(bad, 'channels:\n  ops: { type: webhook, url: "http://x" }\nrules:\n  - on: run_faild\n');
+    const bad = await alertsFile(
+      'channels:\n  ops: { type: webhook, url: "http://x" }\nrules:\n  - on: run_faild\n',
+    );
     const refused = await cli('apply', bad);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/HTTP 400: .*2 problems.*channels\.ops.*secret.*rules\[0\]\.on/s);
 
-    const good = path.join(dir, 'alerts.yaml');
-    await writeFile(
-      good,
+    const good = await alertsFile(
       [
         'channels:',
         `  ops: { type: webhook, url: "${ops.receiver.url}", secret: "${ops.secret}" }`,
