@@ -4,6 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { alertsUsage, formatAlertsReport, parseAlertsOptions, runAlerts } from './alerts-bench.js';
 import { runAnalysisQueries } from './analysis-bench.js';
 import { runBatchIngest } from './batch-ingest.js';
 import { formatGrowthTable, parseGrowthOptions, runGrowth } from './growth-bench.js';
@@ -73,6 +74,36 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${formatStreamsTable(streams)}\n\n${JSON.stringify({ streams })}\n`);
     return 0;
   }
+  if (argv[0] === 'alerts') {
+    let alerts: ReturnType<typeof parseAlertsOptions>;
+    try {
+      alerts = parseAlertsOptions(argv.slice(1), process.env);
+    } catch (error) {
+      if (!(error instanceof BenchUsageError)) throw error;
+      process.stderr.write(`bench: ${error.message}\n\n${alertsUsage}\n`);
+      return 2;
+    }
+    if (!alerts) {
+      process.stdout.write(`${alertsUsage}\n`);
+      return 0;
+    }
+    const startedAt = new Date();
+    const machine = machineInfo();
+    const source = sourceState();
+    process.stdout.write(
+      `Headwater alerts benchmark, ${startedAt.toISOString()}${alerts.quick ? ' (--quick)' : ''}\n` +
+        `machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, ` +
+        `load average ${machine.loadAverageAtStart} at start\nserver: ${source}\n\n`,
+    );
+    const results = await runAlerts(alerts);
+    const loadAverageAtEnd = Number((os.loadavg()[0] ?? 0).toFixed(2));
+    process.stdout.write(
+      `${formatAlertsReport(results, alerts)}\n\n` +
+        `${JSON.stringify({ date: startedAt.toISOString(), quick: alerts.quick, source, alerts: results, machine: { ...machine, loadAverageAtEnd } })}\n`,
+    );
+    const broken = results.some((result) => result.latency?.ok === false || result.month?.ok === false);
+    return broken ? 1 : 0;
+  }
   if (argv[0] === 'profile') {
     // `main.js profile DIR|FILE...`: summarise the profiles of an earlier --profile run again.
     for (const target of argv.slice(1)) process.stdout.write(`${await resummarize(target)}\n\n`);
@@ -91,15 +122,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const startedAt = new Date();
-  const cpus = os.cpus();
-  const machine = {
-    cpus: cpus.length,
-    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
-    memoryGiB: Number((os.totalmem() / 1024 ** 3).toFixed(1)),
-    node: process.version,
-    platform: `${os.platform()} ${os.release()}`,
-    loadAverageAtStart: Number((os.loadavg()[0] ?? 0).toFixed(2)),
-  };
+  const machine = machineInfo();
   const source = sourceState();
   process.stdout.write(
     `Headwater benchmark, ${startedAt.toISOString()}${options.quick ? ' (--quick)' : ''}\n` +
@@ -138,6 +161,19 @@ async function main(argv: string[]): Promise<number> {
     `${JSON.stringify({ date: startedAt.toISOString(), quick: options.quick, source, ...figures, machine })}\n`,
   );
   return failed ? 1 : 0;
+}
+
+/** The machine the figures come from, and how busy it was when the run started. */
+function machineInfo() {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    memoryGiB: Number((os.totalmem() / 1024 ** 3).toFixed(1)),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    loadAverageAtStart: Number((os.loadavg()[0] ?? 0).toFixed(2)),
+  };
 }
 
 /** The commit the server was built from, and whether its sources had uncommitted changes: results are per build. */

@@ -125,7 +125,13 @@ embedded-store server. Prints a table per store and per measurement, then one JS
                             without it taken back to back
 
 PostgreSQL: DATABASE_URL (default ${DEFAULT_DATABASE_URL}); the role must be allowed to CREATE DATABASE.
-The harness creates a fresh database per run and drops it afterwards; it skips PostgreSQL if unreachable.`;
+The harness creates a fresh database per run and drops it afterwards; it skips PostgreSQL if unreachable.
+
+Measurements of their own (each with its flags): npm run bench -- alerts|growth|replicas|streams [flags]
+  alerts     incident latency (FAIL -> webhook) and false alerts on a labelled month; alerts --help
+  growth     memory, start-up and latency as the store grows to millions of events
+  replicas   batch ingest with one and two replicas, and the follower's lag
+  streams    Kafka ingest and the OpenLineage proxy`;
 
 /** Thrown for a bad flag or variable; main prints the message and the usage. */
 export class BenchUsageError extends Error {

@@ -57,7 +57,8 @@ const BUSY_MACHINE_PCT = 25;
 const int = (value: number) => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : 'n/a');
 const ms = (value: number) => (Number.isFinite(value) ? `${value.toFixed(1)} ms` : 'n/a');
 const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
-const cpuText = (cpu: CpuUse) =>
+/** CPU use in words: server, PostgreSQL, load generator and other processes, as % of one core. */
+export const cpuText = (cpu: CpuUse): string =>
   [
     cpu.serverPct === undefined ? undefined : `server ${cpu.serverPct.toFixed(0)} %`,
     cpu.postgresPct === undefined || cpu.postgresPct < 1
