@@ -3,9 +3,10 @@
  * with the deliveries it causes, in one transaction fenced by the writer's epoch. The outbox worker (outbox.ts)
  * sends them.
  *
- * It reconciles state rather than reacting to events: after each commit it reads the signals of the jobs and
- * datasets the batch touched (and of every open incident's root), compares them with what is stored, and writes
- * the difference. A restart, a takeover by another replica, or a retry grace running out on a timer all come to
+ * It reconciles state rather than reacting to events: after a commit that could change one (a run failed, an
+ * assertion reported, a run of a job an open incident or pending signal stands on changed; see touched()) it
+ * reads the signals of those jobs and datasets and of every open incident's root, compares them with what is
+ * stored, and writes the difference. A restart, a takeover by another replica, or a retry grace running out on a timer all come to
  * the same reconciliation, so nothing is told twice and nothing is missed. (The event and the transition it causes
  * are therefore two transactions, not one: the pipeline prepares the next batch before the last one commits, and
  * what a batch changes downstream is only known once it has.)
@@ -30,6 +31,7 @@ import { HeadwaterError } from '../core/errors.js';
 import { contentHash64, canonicalJson } from '../core/ids.js';
 import { parseNodeId } from '../core/node-id.js';
 import type { Db } from '../store/db.js';
+import type { RunRow } from '../store/model-state.js';
 import { latestOwners } from '../store/queries/analysis.js';
 import {
   disabledChannels,
@@ -59,6 +61,7 @@ import type {
 } from './notice.js';
 import { matchingRules, ownerAddresses } from './rules.js';
 import {
+  mayRaiseSignal,
   nodeOfId,
   readSignals,
   subjectOf,
@@ -140,6 +143,12 @@ export class IncidentEngine {
   #pass: Pass = { ...NO_PASS };
   #lastMissingPass = 0;
   #pending = new Map<string, PendingSignal>();
+  /** The jobs the open incidents' roots and the pending signals stand on, as of the last reconciliation. */
+  #watched: ReadonlySet<number> = new Set();
+  /**
+   * The jobs the reconciliation under way reads (any may become a root before it ends); `all` until it knows them.
+   */
+  #reading: ReadonlySet<number> | 'all' = new Set();
   readonly #firstSeen: FirstSeen = new Map();
   #running: Promise<void> | undefined;
   #dueTimer: NodeJS.Timeout | undefined;
@@ -182,17 +191,37 @@ export class IncidentEngine {
     this.#tick.unref();
   }
 
-  /** Looks at these jobs and datasets again, soon (after a commit that touched them). */
-  touched(jobs: Iterable<number>, datasets: Iterable<number>): void {
+  /**
+   * Looks again, soon, at what a commit changed: the jobs of runs that failed ({@link mayRaiseSignal}), the
+   * datasets given assertion results, and, when a run of a job an incident or pending signal stands on changed,
+   * the open roots and pending signals (which every reconciliation reads). A batch of starts and completions of
+   * other jobs costs nothing.
+   */
+  touched(
+    runs: Iterable<Pick<RunRow, 'jobId' | 'aggregate' | 'execution'>>,
+    datasets: Iterable<number>,
+  ): void {
     if (this.#config === undefined) return;
-    for (const id of jobs) this.#scope.jobs.add(id);
-    for (const id of datasets) this.#scope.datasets.add(id);
-    this.#kick();
+    let look = false;
+    for (const run of runs) {
+      if (mayRaiseSignal(run)) {
+        this.#scope.jobs.add(run.jobId);
+        look = true;
+      } else if (this.#watched.has(run.jobId) || this.#reading === 'all' || this.#reading.has(run.jobId)) {
+        this.#pass.roots = true;
+        look = true;
+      }
+    }
+    for (const id of datasets) {
+      this.#scope.datasets.add(id);
+      look = true;
+    }
+    if (look) this.#kick();
   }
 
   /** Looks at every job and dataset (on start and on becoming the writer). */
   reconcileAll(): void {
-    this.#pass = { due: true, allJobs: true, allDatasets: true, missing: true };
+    this.#pass = { due: true, roots: true, allJobs: true, allDatasets: true, missing: true };
     this.#kick();
   }
 
@@ -215,18 +244,22 @@ export class IncidentEngine {
       try {
         while (
           !this.#closed &&
-          (this.#pass.due || this.#scope.jobs.size > 0 || this.#scope.datasets.size > 0)
+          (this.#pass.due || this.#pass.roots || this.#scope.jobs.size > 0 || this.#scope.datasets.size > 0)
         ) {
           const pass = this.#pass;
           const scope = this.#scope;
           this.#pass = { ...NO_PASS };
           this.#scope = { jobs: new Set(), datasets: new Set() };
           try {
+            this.#reading = 'all';
             await this.#reconcile(pass, scope);
+            this.#reading = new Set();
           } catch (error) {
+            this.#reading = new Set();
             // Looked at again shortly: the store may be back, or the other writer's incidents are its own.
             this.#pass = {
               due: true,
+              roots: true,
               allJobs: pass.allJobs || this.#pass.allJobs,
               allDatasets: pass.allDatasets || this.#pass.allDatasets,
               missing: pass.missing || this.#pass.missing,
@@ -272,6 +305,7 @@ export class IncidentEngine {
     }
     for (const pending of this.#pending.values())
       (pending.node.type === 'job' ? jobs : datasets).add(pending.node.id);
+    this.#reading = jobs; // until #kick clears it, once this reconciliation is over
 
     const reading = await readSignals(source, config, { jobs, datasets }, nowMs, this.#firstSeen, {
       missing: pass.missing,
@@ -374,6 +408,16 @@ export class IncidentEngine {
       await this.#write(incident, 'resolved', { note, actor: undefined, disabled, epoch, nowMs });
       this.#options.log.info({ incident: incident.id, note }, 'incident resolved');
     }
+
+    // A root resolved above stays watched until the next reconciliation: one more look costs little.
+    const watched = new Set<number>();
+    const watch = (node: SignalNode | undefined) => {
+      if (node?.type === 'job') watched.add(node.id);
+    };
+    for (const node of roots.values()) watch(node);
+    for (const group of groups.values()) watch(group.root.node);
+    for (const pending of this.#pending.values()) watch(pending.node);
+    this.#watched = watched;
   }
 
   /** A person's acknowledgement or resolution. */
@@ -562,16 +606,18 @@ export class IncidentEngine {
 
 /**
  * What a reconciliation looks at besides the nodes touched and the roots of open incidents and pending signals
- * (always looked at): `due`, the runs under way (a timer or the periodic tick, rather than a commit); `allJobs` and
+ * (always looked at; `roots` asks for a pass that looks at nothing more): `due`, the runs under way (a timer or the periodic tick, rather than a commit); `allJobs` and
  * `allDatasets`, the whole graph (on start and takeover; every job on the missing-run pass); `missing`, schedules.
  */
 interface Pass {
   due: boolean;
+  /** Only the open roots and pending signals: a run of a job one stands on changed. */
+  roots: boolean;
   allJobs: boolean;
   allDatasets: boolean;
   missing: boolean;
 }
-const NO_PASS: Pass = { due: false, allJobs: false, allDatasets: false, missing: false };
+const NO_PASS: Pass = { due: false, roots: false, allJobs: false, allDatasets: false, missing: false };
 
 /** Signals by the key of their root: each group holds its root's signal and every signal under it, once. */
 function groupByRoot(grouped: readonly GroupedSignal[]): Map<string, { root: Signal; signals: Signal[] }> {

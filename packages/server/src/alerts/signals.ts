@@ -34,7 +34,8 @@ import {
   type RunOutcome,
 } from '../store/queries/analysis.js';
 import { completedDurations, failedChildRuns, nominalStarts } from '../store/queries/incidents.js';
-import { entityKey } from '../store/model-state.js';
+import { entityKey, type RunRow } from '../store/model-state.js';
+import { runStateOf } from '../model/run-state.js';
 import type { ReadModel } from '../store/read-model.js';
 import type { AlertsConfig } from './config.js';
 import type { SignalKind } from './config-schema.js';
@@ -107,9 +108,17 @@ export interface SignalScope {
   readonly datasets: ReadonlySet<number>;
 }
 
-const FAILED_STATES = new Set(['FAILED', 'ABORTED']);
+const FAILED_STATES: ReadonlySet<string> = new Set(['FAILED', 'ABORTED']);
 const isFailedRun = (run: RunOutcome | undefined): run is RunOutcome =>
   run !== undefined && run.execution === 'executed' && FAILED_STATES.has(run.state);
+
+/**
+ * Whether a run a commit wrote can raise a signal of its job there and then: it executed and failed. Any other
+ * change (a start, a completion, a skip) can only end a signal already open or pending, or make a run overdue;
+ * the engine looks at open roots and pending signals on every reconciliation, and at running runs on its timer.
+ */
+export const mayRaiseSignal = (run: Pick<RunRow, 'aggregate' | 'execution'>): boolean =>
+  (run.execution ?? 'executed') === 'executed' && FAILED_STATES.has(runStateOf(run.aggregate));
 
 /** Completed runs (or nominal times) a job needs before it can be overdue (or missing). */
 const HISTORY_MIN = 3;

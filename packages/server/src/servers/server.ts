@@ -323,11 +323,9 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         },
       });
       pipeline.onCommit(({ changes }) => {
-        const jobs = new Set<number>();
         const datasets = new Set<number>();
-        for (const run of changes.runs.values()) jobs.add(run.jobId);
         for (const assertion of changes.assertions.values()) datasets.add(assertion.datasetId);
-        if (jobs.size > 0 || datasets.size > 0) incidents.touched(jobs, datasets);
+        incidents.touched(changes.runs.values(), datasets);
       });
       replication.onRole((role) => {
         // The writer at start puts its configuration in force in listen().

@@ -208,6 +208,8 @@ describe.each(all)('incidents ($name)', (backend) => {
       'the incident resolved',
       async () => (await incidents(server)).incidents.map((i) => i.status),
       (statuses) => statuses.length === 1 && statuses[0] === 'resolved',
+      // Well inside the engine's 30 s tick: the good run's commit itself brings the resolution.
+      { timeoutMs: 10_000 },
     );
     await quiet(server);
     const resolved = await json<Detail>(server, `/api/v1/incidents/${incident!.id}`);
@@ -522,6 +524,7 @@ describe.each(all)('incidents ($name)', (backend) => {
       'both resolved',
       async () => (await incidents(server)).incidents.map((i) => i.status),
       (statuses) => statuses.length === 2 && statuses.every((status) => status === 'resolved'),
+      { timeoutMs: 10_000 }, // the commits, not the 30 s tick
     );
   });
 
