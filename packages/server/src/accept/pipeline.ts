@@ -11,6 +11,7 @@ import {
   hide,
   NO_EDIT,
   putNamespace,
+  putOwners,
   putSource,
   removeAlias,
   setTags,
@@ -19,6 +20,7 @@ import {
   type Edited,
   type Hideable,
   type NamespacePut,
+  type OwnersPut,
   type SourcePut,
   type TagChange,
 } from '../store/edits.js';
@@ -262,6 +264,11 @@ export class IngestPipeline {
   /** Takes tags off datasets, fields and jobs, in one transaction. */
   untag(changes: readonly TagChange[]): Promise<void> {
     return this.#edit((tx) => setTags(tx, changes, false));
+  }
+
+  /** Declares who owns a dataset or job (replacing the last declaration; an empty list withdraws it). */
+  declareOwners(put: OwnersPut): Promise<void> {
+    return this.#edit((tx) => putOwners(tx, put, new Date(this.#now())));
   }
 
   /** Declares that dataset `datasetId` is dataset `targetId`, unless an alias in the store stands in the way. */

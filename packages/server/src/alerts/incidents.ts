@@ -32,7 +32,7 @@ import { contentHash64, canonicalJson } from '../core/ids.js';
 import { parseNodeId } from '../core/node-id.js';
 import type { Db } from '../store/db.js';
 import type { RunRow } from '../store/model-state.js';
-import { latestOwners } from '../store/queries/analysis.js';
+import { latestOwners } from '../store/queries/owners.js';
 import {
   disabledChannels,
   fencedTransaction,

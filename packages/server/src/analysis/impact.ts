@@ -4,7 +4,8 @@
  */
 import { Closed, Nullable, StringEnum, Type, type Static } from '../core/json-schema.js';
 import type { FieldRef } from '../read-model/column-graph.js';
-import { latestOwners, newestVersions } from '../store/queries/analysis.js';
+import { newestVersions } from '../store/queries/analysis.js';
+import { latestOwners } from '../store/queries/owners.js';
 import {
   analysisNodeId,
   compareText,

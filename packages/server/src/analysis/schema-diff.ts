@@ -4,7 +4,8 @@
  */
 import { HeadwaterError } from '../core/errors.js';
 import { Closed, Time, Type, type Static } from '../core/json-schema.js';
-import { latestOwners, newestVersions, versionsByUuid } from '../store/queries/analysis.js';
+import { newestVersions, versionsByUuid } from '../store/queries/analysis.js';
+import { latestOwners } from '../store/queries/owners.js';
 import { analysisNodeId, compareText, datasetNodeId, fieldNodeId, type AnalysisSource } from './context.js';
 import { brokenColumns, diffSchemas, schemaChangeProperties } from './schema.js';
 import { OwnerRollupSchema, OwnerSchema } from './owners.js';

@@ -6,6 +6,7 @@ import { registerSecurity } from '../security/plugin.js';
 import type { AppDeps } from './deps.js';
 import { aliasRoutes } from './aliases-routes.js';
 import { incidentRoutes } from './incidents-routes.js';
+import { ownerRoutes } from './owners-routes.js';
 import { analysisRoutes } from './analysis-routes.js';
 import { healthRoutes } from './health-routes.js';
 import { httpCore } from './http-core.js';
@@ -135,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(lineageRoutes, deps);
   await app.register(columnLineageRoutes, deps);
   await app.register(aliasRoutes, deps);
+  await app.register(ownerRoutes, deps);
   await app.register(analysisRoutes, deps);
   await app.register(incidentRoutes, deps);
   await app.register(securityRoutes, deps);

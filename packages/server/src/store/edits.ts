@@ -1,6 +1,6 @@
 /**
  * The writes that do not come from events: a namespace declared (PUT) or soft-deleted, a dataset or job
- * soft-deleted, tags, aliases, a source declared through Marquez's legacy API. Each runs inside the one transaction
+ * soft-deleted, tags, owners, aliases, a source declared through Marquez's legacy API. Each runs inside the one transaction
  * the writer opens for it (IngestPipeline, with its commit-feed entry) and returns, beside its answer, what it
  * changed of what the server holds in memory: a {@link CatalogEdit}. The writer's mirror ({@link applyEdit}) and the
  * read side (replica/read-side.ts) take that edit only once the transaction has committed, as they take a batch's
@@ -25,6 +25,7 @@ import {
 } from './queries/datasets.js';
 import { hideJob, tagJob, untagJob } from './queries/jobs.js';
 import { hideNamespace, upsertNamespace, type NamespaceRecord } from './queries/namespaces.js';
+import { declareOwners, type Owner } from './queries/owners.js';
 import { upsertSource, type SourceRecord } from './queries/sources.js';
 
 /** What an edit changed of the names, flags and aliases held in memory. */
@@ -182,6 +183,21 @@ export async function setTags(
     else await (on ? tagJob : untagJob)(tx, change.id, change.tag);
   }
   // Tags are read from the store, never held in memory.
+  return { result: undefined, edit: NO_EDIT };
+}
+
+/** A declaration of who owns a dataset or job, through the API (see store/queries/owners.ts). */
+export interface OwnersPut {
+  readonly kind: 'dataset' | 'job';
+  readonly id: number;
+  /** The whole list; empty withdraws the declaration. */
+  readonly owners: readonly Owner[];
+  readonly by: string;
+}
+
+/** Records a declaration of a node's owners. Owners are read from the store, never held in memory. */
+export async function putOwners(tx: Queryable, put: OwnersPut, at: Date): Promise<Edited<undefined>> {
+  await declareOwners(tx, put.kind, put.id, put.owners, at, put.by);
   return { result: undefined, edit: NO_EDIT };
 }
 

@@ -485,6 +485,20 @@ export async function retentionPass(
     () => undefined,
   );
   add(deleted, { incidents: oldIncidents[0]?.n ?? 0 });
+  // Owner declarations replaced before the cutoff (the one in force at the cutoff stays, and all since).
+  const oldDeclarations = await step(
+    (tx) =>
+      tx.query<{ n: number }>(
+        `WITH gone AS (DELETE FROM owner_declarations o WHERE EXISTS (
+           SELECT 1 FROM owner_declarations l
+           WHERE l.kind = o.kind AND l.node_id = o.node_id AND l.declared_at < $1
+             AND (l.declared_at, l.id) > (o.declared_at, o.id)) RETURNING 1)
+         SELECT count(*)::int AS n FROM gone`,
+        [cutoff],
+      ),
+    () => undefined,
+  );
+  add(deleted, { owner_declarations: oldDeclarations[0]?.n ?? 0 });
   await db.query('DELETE FROM retention_keep');
   for (const table of Object.keys(deleted)) if (deleted[table] === 0) delete deleted[table];
   return { cutoff, deleted, chunks, durationMs: Math.round(performance.now() - started) };

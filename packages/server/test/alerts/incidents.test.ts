@@ -68,6 +68,7 @@ interface IncidentJson {
   headline: string;
   recipients: {
     address: { channel?: string };
+    why: string[];
     reasons: { kind: string; owner?: string; node?: { name: string } }[];
   }[];
   impacted: { datasets: { name: string; depth: number; columns?: string[] }[]; jobs: { name: string }[] };
@@ -357,6 +358,129 @@ describe.each(all)('incidents ($name)', (backend) => {
         why: ['team:marts owns dbt/marts.orders (1 hop downstream)'],
       },
     ]);
+  });
+
+  it('tells owners declared through the API beside the ownership facet’s, and keeps each declaration', async () => {
+    const marts = await channel('marts');
+    const analytics = await channel('analytics');
+    const server = await serve(
+      backend,
+      [marts, analytics],
+      [
+        'owners:',
+        '  team:marts: marts',
+        '  team:analytics: analytics',
+        'rules:',
+        '  - on: run_failed',
+        '    retryGrace: 0s',
+        '',
+      ].join('\n'),
+    );
+    const owned = {
+      ownership: {
+        _producer: PRODUCER,
+        _schemaURL: 'https://openlineage.io/spec/facets/1-0-1/OwnershipDatasetFacet.json',
+        owners: [{ name: 'team:marts', type: 'OWNER' }],
+      },
+    };
+    const load = (day: string, ends?: 'FAIL') =>
+      runEvents({
+        namespace: 'dbt',
+        job: 'model.orders',
+        runId: randomUUID(),
+        start: `2025-01-0${day}T00:00:00Z`,
+        end: `2025-01-0${day}T00:01:00Z`,
+        inputs: [{ name: 'raw.orders' }],
+        outputs: [{ name: 'marts.orders', facets: ends ? {} : owned }],
+        ...(ends ? { ends, error: 'Database Error' } : {}),
+      });
+    await post(server, load('1'));
+    const url = '/api/v1/namespaces/dbt/datasets/marts.orders/owners';
+    const put = (body: unknown) =>
+      server.request(url, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect(await json(server, url)).toEqual({
+      owners: [{ name: 'team:marts', type: 'OWNER' }],
+      reported: [{ name: 'team:marts', type: 'OWNER' }],
+      declared: null,
+    });
+
+    // A name the facet gives counts once, with the facet's type; a blank one, or an unknown dataset, is refused.
+    const declared = await put({
+      owners: [{ name: ' team:analytics ', type: 'STEWARD' }, { name: 'team:marts' }],
+    });
+    expect(declared.status).toBe(200);
+    expect(await declared.json()).toEqual({
+      owners: [
+        { name: 'team:marts', type: 'OWNER' },
+        { name: 'team:analytics', type: 'STEWARD' },
+      ],
+      reported: [{ name: 'team:marts', type: 'OWNER' }],
+      declared: {
+        owners: [
+          { name: 'team:analytics', type: 'STEWARD' },
+          { name: 'team:marts', type: null },
+        ],
+        declaredAt: expect.any(String),
+        declaredBy: 'anonymous',
+      },
+    });
+    const blank = await put({ owners: [{ name: '  ' }] });
+    expect([blank.status, ((await blank.json()) as { error?: string }).error]).toEqual([400, 'BAD_REQUEST']);
+    expect((await put({ owners: [{ owner: 'x' }] })).status).toBe(400);
+    const unknown = await server.request('/api/v1/namespaces/dbt/datasets/nope/owners', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ owners: [] }),
+    });
+    expect(unknown.status).toBe(404);
+    // Job owners are declared the same way.
+    expect(
+      (
+        await server.request('/api/v1/namespaces/dbt/jobs/model.orders/owners', {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ owners: [{ name: 'team:analytics' }] }),
+        })
+      ).status,
+    ).toBe(200);
+
+    // The failure reaches both teams, each for the dataset it owns.
+    await post(server, load('2', 'FAIL'));
+    await until(
+      'both teams told',
+      () => [marts.receiver.requests.length, analytics.receiver.requests.length],
+      ([m, a]) => m! >= 1 && a! >= 1,
+    );
+    await quiet(server);
+    const [incident] = (await incidents(server)).incidents;
+    expect(incident!.recipients.map((r) => [r.address.channel, r.why])).toEqual([
+      ['analytics', expect.arrayContaining(['team:analytics owns dbt/marts.orders (1 hop downstream)'])],
+      ['marts', ['team:marts owns dbt/marts.orders (1 hop downstream)']],
+    ]);
+
+    // Withdrawn, the declaration leaves the facet's owners; both declarations are in the audit log.
+    const withdrawn = await put({ owners: [] });
+    expect(await withdrawn.json()).toMatchObject({
+      owners: [{ name: 'team:marts', type: 'OWNER' }],
+      declared: { owners: [] },
+    });
+    // The audit entry is written once the answer has gone.
+    await until(
+      'both declarations audited',
+      async () =>
+        (
+          await json<{ entries: { action: string; status: number }[] }>(server, '/api/v1/audit?limit=50')
+        ).entries.filter(
+          (e) =>
+            e.action === 'PUT /api/v1/namespaces/:namespace/datasets/:dataset/owners' && e.status === 200,
+        ).length,
+      (n) => n === 2,
+      { timeoutMs: 10_000 },
+    );
   });
 
   it('acknowledges and resolves through the API, tells the recipients each time, and refuses a second resolution', async () => {

@@ -455,43 +455,6 @@ export async function versionsByUuid(
   return new Map(rows.map((row) => [row.version, row]));
 }
 
-/** One owner from an ownership facet. */
-export interface Owner {
-  readonly name: string;
-  readonly type: string | null;
-}
-
-/**
- * The owners in the latest `ownership` facet of each dataset or job: id -> owners in facet order. Entities
- * without one, or whose latest one was deleted, are absent.
- */
-export async function latestOwners(
-  db: Queryable,
-  kind: 'dataset' | 'job',
-  ids: readonly number[],
-): Promise<Map<number, Owner[]>> {
-  if (ids.length === 0) return new Map();
-  const [table, column] = kind === 'dataset' ? ['dataset_facets', 'dataset_id'] : ['job_facets', 'job_id'];
-  const rows = await db.query<{ id: number; facet: unknown }>(
-    `SELECT DISTINCT ON (${column}) ${column} AS id, facet FROM ${table}
-     WHERE ${column} = ANY($1::int[]) AND name = 'ownership'
-     ORDER BY ${column}, event_time DESC, hash DESC`,
-    [ids],
-  );
-  const result = new Map<number, Owner[]>();
-  for (const { id, facet } of rows) {
-    const value = facet as { owners?: unknown; _deleted?: unknown } | null;
-    if (!value || value._deleted === true || !Array.isArray(value.owners)) continue;
-    const owners: Owner[] = [];
-    for (const owner of value.owners as unknown[]) {
-      const { name, type } = (owner ?? {}) as { name?: unknown; type?: unknown };
-      if (typeof name === 'string') owners.push({ name, type: typeof type === 'string' ? type : null });
-    }
-    result.set(id, owners);
-  }
-  return result;
-}
-
 /** A dataset a run read or wrote, with the version it saw and the run's input or output facets for it. */
 export interface RunIoDetail {
   readonly runUuid: string;
