@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
+import { ClassificationSchema, classification } from '../analysis/classification.js';
 import { ColumnPathsResultSchema, columnPaths } from '../analysis/column-paths.js';
 import { resolveAnalysisNode, type AnalysisSource, type AnalysisTime } from '../analysis/context.js';
 import { IMPACT_CHANGES, ImpactResultSchema, impact, type ImpactChange } from '../analysis/impact.js';
@@ -81,6 +82,30 @@ function registerAnalysisRoutes(
     }
     return { at: (await latestEventTime(deps.db)) ?? new Date() };
   };
+
+  app.get<{ Querystring: { tag: string } }>(
+    '/api/v1/compliance/classified',
+    {
+      ...plainJson,
+      schema: {
+        tags: ['Compliance'],
+        summary: 'Everything a tag (pii) reaches downstream of where it was put, and how',
+        description:
+          'Seeds are datasets and fields carrying the tag (put on through the tag routes, or in a tags facet: ' +
+          'an entry whose key is the tag, or whose key:value is). A classified column classifies the columns it ' +
+          'feeds through DIRECT and INDIRECT column lineage, except across an edge whose transformations all ' +
+          'mask (listed in `stopped`). A job with no column lineage from a classified dataset classifies every ' +
+          'column of its output, flagged `coarse`. Computed from the lineage now, never stored.',
+        querystring: {
+          type: 'object',
+          properties: { tag: { type: 'string', minLength: 1, maxLength: 256 } },
+          required: ['tag'],
+        },
+        response: responses(ClassificationSchema, 400),
+      },
+    },
+    (request) => classification(source, request.query.tag),
+  );
 
   app.get<{ Querystring: { nodeId: string; at?: string } }>(
     '/api/v1/analysis/root-cause',

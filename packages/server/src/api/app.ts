@@ -20,8 +20,8 @@ import { securityRoutes } from './security-routes.js';
 import { backupRoutes } from './backup-routes.js';
 import { webRoutes } from './web-routes.js';
 
-/** Routes that read the column graph: column lineage, the analyses, quality (its breaking columns). */
-const NEEDS_COLUMN_GRAPH = /^\/api\/v1\/(column-lineage|analysis\/)|\/quality$/;
+/** Routes that read the column graph: column lineage, the analyses, compliance, quality (its breaking columns). */
+const NEEDS_COLUMN_GRAPH = /^\/api\/v1\/(column-lineage|analysis\/|compliance\/)|\/quality$/;
 /** How long such a route waits for the column graph to load after start. */
 const COLUMN_GRAPH_WAIT_MS = 15_000;
 
