@@ -114,8 +114,9 @@ describe.each(backends())('column lineage on the $name store', (backend) => {
         f.transformationType,
       ]),
     ).toEqual([
-      ['y', 'DIRECT'],
+      // In the column graph's order (compareColumns): by input dataset, then field.
       ['flag', 'INDIRECT'],
+      ['y', 'DIRECT'],
     ]);
   });
 
@@ -254,10 +255,11 @@ describe.each(backends())(
       ]);
       const name = nodes.find((node) => node.id === 'datasetField:lake:revenue:name')!;
       expect(inputs(name.data.inputFields)).toEqual([
+        // The column's own inputs, then its dataset's, each in the column graph's order (orders was named first).
         ['customers.name', ['DIRECT/IDENTITY']],
+        ['orders.amount', ['INDIRECT/GROUP_BY']],
         ['orders.customer_id', ['INDIRECT/JOIN']],
         ['customers.id', ['INDIRECT/JOIN']],
-        ['orders.amount', ['INDIRECT/GROUP_BY']],
       ]);
     });
 

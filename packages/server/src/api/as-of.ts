@@ -1,4 +1,11 @@
 import { HeadwaterError } from '../core/errors.js';
+import {
+  codeLocationOf,
+  DEFAULT_SOURCE_NAME,
+  descriptionOf,
+  jobTypeOf,
+  sourceNameOf,
+} from '../model/describing-facets.js';
 import { datasetVersionUuid, jobVersionUuid, simpleJobName } from '../model/identity.js';
 import type { Queryable } from '../store/db.js';
 import { DESCRIBING_FACETS } from '../store/model-state.js';
@@ -82,10 +89,6 @@ export async function assertRetained(db: Queryable, at: Date, name = 'asOf'): Pr
   }
 }
 
-const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-const facet = (facets: Facets | undefined, name: string) =>
-  (facets?.[name] ?? undefined) as Record<string, unknown> | undefined;
-
 /** A dataset record as it was, or undefined when nothing had named the dataset by then. */
 function datasetRecordAsOf(
   record: DatasetRecord,
@@ -104,8 +107,8 @@ function datasetRecordAsOf(
     currentVersion: described ? past.version : datasetVersionUuid(record.namespace, record.name),
     fields: described ? past.fields : [],
     lifecycleState: past.lifecycleState,
-    description: str(facet(facets, 'documentation')?.description),
-    sourceName: str(facet(facets, 'dataSource')?.name) || 'default',
+    description: descriptionOf(facets?.documentation),
+    sourceName: sourceNameOf(facets?.dataSource),
   };
 }
 
@@ -135,7 +138,7 @@ export async function loadDatasetRecordsAsOf(
       namespace: namespace.name,
       name: row.name,
       type: 'DB_TABLE',
-      sourceName: 'default',
+      sourceName: DEFAULT_SOURCE_NAME,
       description: null,
       lifecycleState: null,
       lastModifiedAt: null,
@@ -191,7 +194,6 @@ function jobRecordAsOf(
 ): JobRecord {
   const parent = past.parentJobId === null ? undefined : deps.state.jobsById.get(past.parentJobId);
   const parentNamespace = parent && deps.state.namespacesById.get(parent.namespaceId)?.name;
-  const jobType = facet(facets, 'jobType');
   return {
     ...record,
     createdAt: past.createdAt,
@@ -199,9 +201,9 @@ function jobRecordAsOf(
     parentNamespace: parentNamespace ?? null,
     parentName: parent && parentNamespace !== undefined ? parent.name : null,
     simpleName: parent ? simpleJobName(record.name, parent.name) : record.name,
-    type: jobType && str(jobType.processingType)?.toUpperCase() === 'STREAMING' ? 'STREAM' : 'BATCH',
-    description: str(facet(facets, 'documentation')?.description),
-    location: str(facet(facets, 'sourceCodeLocation')?.url),
+    type: jobTypeOf(facets?.jobType),
+    description: descriptionOf(facets?.documentation),
+    location: codeLocationOf(facets?.sourceCodeLocation),
     currentVersion: null,
   };
 }

@@ -1,4 +1,12 @@
 import { readAssertions, type Unevaluated } from '../model/assertions.js';
+import {
+  codeLocationOf,
+  DEFAULT_SOURCE_NAME,
+  descriptionOf,
+  jobTypeOf,
+  nominalTimesOf,
+  sourceNameOf,
+} from '../model/describing-facets.js';
 import { executionOf, unevaluatedOf } from '../model/execution.js';
 import { DATASET_FIELD, datasetVersionUuid, jobVersionUuid, simpleJobName } from '../model/identity.js';
 import {
@@ -34,7 +42,7 @@ import {
 // mirror keeps them exact and the store gets them when they have moved by this much, or with any other change.
 const TIME_RESOLUTION_MS = 1_000;
 
-const DEFAULT_SOURCE = { name: 'default', type: 'POSTGRESQL', connectionUrl: '' };
+const DEFAULT_SOURCE = { name: DEFAULT_SOURCE_NAME, type: 'POSTGRESQL', connectionUrl: '' };
 
 type Json = Record<string, unknown>;
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
@@ -251,7 +259,7 @@ class Derivation {
   }
 
   #source(dataSource: Json | undefined, t: Ms): SourceRow {
-    const name = str(dataSource?.name) || DEFAULT_SOURCE.name;
+    const name = sourceNameOf(dataSource);
     const uri = str(dataSource?.uri);
     const connectionUrl = uri ?? DEFAULT_SOURCE.connectionUrl;
     const type = uri ? sourceTypeOf(uri) : DEFAULT_SOURCE.type;
@@ -314,18 +322,19 @@ class Derivation {
       row.parentJobId = parent.id;
       row.simpleName = simpleJobName(ref.name, parent.name);
     }
-    // What a facet describes follows the facet's newest value, as the merged facets do, in any arrival order.
+    // What a facet describes follows the facet's newest value, as the merged facets do, in any arrival order,
+    // and by the rules time travel reads the facets of a time with (model/describing-facets.ts).
     const { jobType, documentation, sourceCodeLocation } = ref.facets;
     if (jobType && this.#newestFacet('job', row.id, 'jobType', t)) {
-      row.type = str(jobType.processingType)?.toUpperCase() === 'STREAMING' ? 'STREAM' : 'BATCH';
+      row.type = jobTypeOf(jobType);
       row.integration = str(jobType.integration) ?? row.integration;
       row.jobType = str(jobType.jobType) ?? row.jobType;
     }
     if (documentation && this.#newestFacet('job', row.id, 'documentation', t)) {
-      row.description = str(documentation.description) ?? row.description;
+      row.description = descriptionOf(documentation);
     }
     if (sourceCodeLocation && this.#newestFacet('job', row.id, 'sourceCodeLocation', t)) {
-      row.location = str(sourceCodeLocation.url) ?? row.location;
+      row.location = codeLocationOf(sourceCodeLocation);
     }
     return row;
   }
@@ -377,7 +386,7 @@ class Derivation {
     const location = event.job?.facets.sourceCodeLocation;
     if (location) {
       // The newest location the run's events give (equal times: the greater url, whatever the arrival order).
-      const url = str(location.url);
+      const url = codeLocationOf(location);
       const at = run.codeLocationAt;
       if (at === null || t > at || (t === at && (url ?? '') > (run.codeLocation ?? ''))) {
         run.codeLocation = url;
@@ -395,8 +404,9 @@ class Derivation {
     }
     const nominal = event.run?.facets.nominalTime;
     if (nominal && (newest || run.nominalStartTime === null)) {
-      run.nominalStartTime = timeOf(nominal.nominalStartTime) ?? run.nominalStartTime;
-      run.nominalEndTime = timeOf(nominal.nominalEndTime) ?? run.nominalEndTime;
+      const { startMs, endMs } = nominalTimesOf(nominal);
+      run.nominalStartTime = startMs;
+      run.nominalEndTime = endMs;
     }
     return run;
   }
@@ -459,7 +469,7 @@ class Derivation {
     }
     // A JobEvent's version is the code its own facets name.
     const location = event.job?.facets.sourceCodeLocation;
-    const versionId = this.#jobVersion(job, location ? str(location.url) : null, inputs, outputs, t);
+    const versionId = this.#jobVersion(job, location ? codeLocationOf(location) : null, inputs, outputs, t);
     if (job.currentVersionTime === null || t >= job.currentVersionTime) {
       job.currentVersionId = versionId;
       job.currentVersionTime = t;
@@ -510,7 +520,7 @@ class Derivation {
     }
     const documentation = facets.documentation;
     if (documentation && this.#newestFacet('dataset', row.id, 'documentation', t)) {
-      row.description = str(documentation.description) ?? row.description;
+      row.description = descriptionOf(documentation);
     }
     return row;
   }
@@ -848,12 +858,6 @@ function sameDataset(a: DatasetRow, b: DatasetRow): boolean {
     a.isHidden === b.isHidden &&
     a.createdAt === b.createdAt
   );
-}
-
-function timeOf(value: unknown): Ms | null {
-  if (typeof value !== 'string') return null;
-  const ms = Date.parse(value);
-  return Number.isFinite(ms) ? ms : null;
 }
 
 /** The source type from a dataSource URI's scheme, upper-cased like Marquez's source types. */

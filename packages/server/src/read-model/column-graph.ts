@@ -35,6 +35,39 @@ export interface ColumnInput extends FieldRef {
 
 const keyOf = (datasetId: number, field: string) => `${datasetId}\u0000${field}`;
 
+/**
+ * The one order of the columns a graph answers (a column's inputs, the columns it feeds): by dataset id, then
+ * field name in UTF-16 code units. A graph loaded from the store takes the edges in the table's key order (its
+ * text under the database's collation) and one built from commits takes them as they arrive, so neither order
+ * can be the answer's: the same column would answer its inputs one way while running and another after a
+ * restart.
+ */
+export function compareColumns(a: FieldRef, b: FieldRef): number {
+  if (a.datasetId !== b.datasetId) return a.datasetId - b.datasetId;
+  return a.field < b.field ? -1 : a.field > b.field ? 1 : 0;
+}
+
+/** The one order of an input's transformations (see {@link compareColumns}): by type, then subtype. */
+export function compareTransformations(a: ColumnTransformation, b: ColumnTransformation): number {
+  if (a.type !== b.type) return a.type < b.type ? -1 : 1;
+  return a.subtype < b.subtype ? -1 : a.subtype > b.subtype ? 1 : 0;
+}
+
+/** Puts inputs, and each input's transformations, in the graph's order; the lists are the caller's own. */
+function ordered(inputs: ColumnInput[]): ColumnInput[] {
+  for (const input of inputs) {
+    if (input.transformations.length > 1) input.transformations.sort(compareTransformations);
+  }
+  return inputs.length > 1 ? inputs.sort(compareColumns) : inputs;
+}
+
+const byNumber = (a: number, b: number) => a - b;
+
+/** Puts columns in the graph's order; the list is the caller's own. */
+function orderedColumns(columns: FieldRef[]): FieldRef[] {
+  return columns.length > 1 ? columns.sort(compareColumns) : columns;
+}
+
 /** A dataset-level input edge: the transformation kinds and when each was first seen. */
 interface WholeEdge {
   readonly kinds: number[];
@@ -82,7 +115,8 @@ class Storage {
   readonly edgeKindSince = float64s();
   readonly kindLists: KindList[] = [];
   /**
-   * The edges into a column (its inputs) and out of it (the outputs it feeds), in arrival order, as lists: per
+   * The edges into a column (its inputs) and out of it (the outputs it feeds), in arrival order (answers are put
+   * in {@link compareColumns}'s order), as lists: per
    * column its first and last edge (-1: none), per edge the next edge into the same column / out of the same
    * column (-1 at the end).
    */
@@ -438,7 +472,7 @@ export class ColumnGraph {
         });
         if (transformations.length > 0) result.push({ ...this.#ref(input), transformations });
       }
-      return result;
+      return ordered(result);
     }
     const merged = new InputMerge(this.#s);
     for (const member of this.#aliases.membersOf(datasetId)) {
@@ -449,7 +483,7 @@ export class ColumnGraph {
         });
       }
     }
-    return merged.inputs();
+    return ordered(merged.inputs());
   }
 
   /** The datasets a column influences as a whole (as of `at`). */
@@ -459,13 +493,15 @@ export class ColumnGraph {
       const input = this.#columnId(ref.datasetId, ref.field);
       const datasets = input === undefined ? undefined : this.#s.wholeOutOf.get(input);
       if (!datasets) return [];
-      if (at === undefined) return [...datasets];
-      return [...datasets].filter((dataset) =>
-        this.#s.wholeInto
-          .get(dataset)!
-          .get(input!)!
-          .since.some((t) => t <= at),
-      );
+      if (at === undefined) return [...datasets].sort(byNumber);
+      return [...datasets]
+        .filter((dataset) =>
+          this.#s.wholeInto
+            .get(dataset)!
+            .get(input!)!
+            .since.some((t) => t <= at),
+        )
+        .sort(byNumber);
     }
     const result = new Set<number>();
     for (const input of this.#columnsNamed(ref)) {
@@ -480,7 +516,7 @@ export class ColumnGraph {
           result.add(this.#aliases.canonicalOf(dataset));
       }
     }
-    return [...result];
+    return [...result].sort(byNumber);
   }
 
   /**
@@ -514,7 +550,7 @@ export class ColumnGraph {
       for (const output of this.fieldsOf(dataset, at))
         outputs.set(keyOf(output.datasetId, output.field), output);
     }
-    return [...outputs.values()];
+    return orderedColumns([...outputs.values()]);
   }
 
   /** The column lineage analyses walk: {@link lineageInputsOf} and {@link lineageOutputsOf} of the present. */
@@ -596,7 +632,7 @@ export class ColumnGraph {
         if (transformations.length > 0)
           result.push({ ...this.#ref(s.edgeIn.values[edge]!), transformations });
       }
-      return result;
+      return ordered(result);
     }
     const merged = new InputMerge(s);
     for (const out of this.#columnsNamed(ref)) {
@@ -608,7 +644,7 @@ export class ColumnGraph {
         });
       }
     }
-    return merged.inputs();
+    return ordered(merged.inputs());
   }
 
   /** The columns a column feeds (as of `at`). */
@@ -624,7 +660,7 @@ export class ColumnGraph {
         if (at === undefined || s.edgeSince.values[edge]! <= at)
           outputs.push(this.#ref(s.edgeOut.values[edge]!));
       }
-      return outputs;
+      return orderedColumns(outputs);
     }
     const result = new Map<string, FieldRef>();
     for (const input of this.#columnsNamed(ref)) {
@@ -634,7 +670,7 @@ export class ColumnGraph {
         result.set(keyOf(output.datasetId, output.field), output);
       }
     }
-    return [...result.values()];
+    return orderedColumns([...result.values()]);
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db.js';
+import { nominalTimesOf } from '../../model/describing-facets.js';
 import { applyRunEvent, initialRunState, runStartedAt, runStateOf } from '../../model/run-state.js';
 import type { EventType, RunStateAggregate } from '../../model/run-state.js';
 import { mergeFacetRows, type FacetRow, type Facets } from './facets.js';
@@ -263,11 +264,7 @@ export function runRecordAsOf(
   jobVersion: string | null,
 ): RunRecord {
   const { aggregate } = asOf;
-  const nominal = facets.nominalTime as { nominalStartTime?: unknown; nominalEndTime?: unknown } | undefined;
-  const time = (value: unknown) => {
-    const ms = typeof value === 'string' ? Date.parse(value) : NaN;
-    return Number.isFinite(ms) ? new Date(ms) : null;
-  };
+  const nominal = nominalTimesOf(facets.nominalTime);
   return {
     ...record,
     state: runStateOf(aggregate),
@@ -277,8 +274,8 @@ export function runRecordAsOf(
     endedAt: aggregate.terminal === null ? null : new Date(aggregate.terminal.at),
     terminalsSeen: aggregate.terminalsSeen,
     jobVersion: aggregate.terminal === null ? null : jobVersion,
-    nominalStartTime: nominal ? time(nominal.nominalStartTime) : null,
-    nominalEndTime: nominal ? time(nominal.nominalEndTime) : null,
+    nominalStartTime: nominal.startMs === null ? null : new Date(nominal.startMs),
+    nominalEndTime: nominal.endMs === null ? null : new Date(nominal.endMs),
   };
 }
 
