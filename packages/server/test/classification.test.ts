@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf } from './helpers/api.js';
-import { backends, startApp, type TestServer } from './helpers/backends.js';
+import { backends, startServer, type TestServer } from './helpers/backends.js';
+import { runCommand } from './helpers/cli.js';
+import { classifiedCommand } from '../src/cli/classified.js';
 import { documentedRoutes, type DocumentedRoute } from './helpers/openapi.js';
 
 const NS = 'warehouse';
@@ -81,7 +83,7 @@ interface Classified {
 }
 
 describe.each(backends())('classification ($name)', (backend) => {
-  let server: TestServer;
+  let server: TestServer & { url: string };
   let routes: DocumentedRoute[];
   const api = apiOf(
     () => server.request,
@@ -90,7 +92,8 @@ describe.each(backends())('classification ($name)', (backend) => {
 
   beforeAll(async () => {
     n = 0;
-    server = await startApp(backend);
+    // Over a socket, for the CLI.
+    server = await startServer(backend);
     routes = await documentedRoutes(server.request);
     await api.post(
       run('ingest.users', [], 'raw.users', {
@@ -193,5 +196,31 @@ describe.each(backends())('classification ($name)', (backend) => {
       stopped: [],
     });
     expect(await api.status('/api/v1/compliance/classified')).toBe(400);
+  });
+
+  it('`headwater classified TAG` lists the columns, the masked edges, and gates CI on coarse reach', async () => {
+    const shown = await runCommand(classifiedCommand, ['pii', '--url', server.url]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('warehouse:staging.users:is_active');
+    expect(shown.stdout).toMatch(
+      /warehouse:export\.users_csv:a\s+coarse\s+warehouse:raw\.users\s+warehouse:export\.users/,
+    );
+    expect(shown.stdout).toContain(
+      'Stopped: warehouse:raw.users:email -> warehouse:staging.users:email_hash (masked by warehouse:build.staging)',
+    );
+    expect(shown.stdout).toContain('pii reaches 7 columns in 5 datasets (2 coarse) from 2 seeds.');
+    const gated = await runCommand(classifiedCommand, ['pii', '--fail-on', 'coarse', '--url', server.url]);
+    expect([gated.code, gated.stderr]).toEqual([1, expect.stringContaining('--fail-on coarse')]);
+    const none = await runCommand(classifiedCommand, [
+      'nothing-has-it',
+      '--fail-on',
+      'any',
+      '--url',
+      server.url,
+    ]);
+    expect([none.code, none.stdout]).toEqual([0, 'Nothing carries the tag nothing-has-it.\n']);
+    expect((await runCommand(classifiedCommand, ['pii', '--fail-on', 'all', '--url', server.url])).code).toBe(
+      2,
+    );
   });
 });

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { aliasHelp } from '../src/cli/alias.js';
 import { backupHelp } from '../src/cli/backup.js';
+import { classifiedHelp } from '../src/cli/classified.js';
 import { declaredHelp } from '../src/cli/declared.js';
 import { demoHelp } from '../src/cli/demo.js';
 import { diffHelp } from '../src/cli/diff.js';
@@ -36,6 +37,7 @@ const helps: (CommandHelp & { options: Options })[] = [
   lineageHelp,
   rootCauseHelp,
   impactHelp,
+  classifiedHelp,
   schemaDiffHelp,
   diffHelp,
   declaredHelp,

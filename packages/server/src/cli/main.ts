@@ -19,6 +19,7 @@ Usage:
   headwater lineage NODE [--direction upstream|downstream|both] [--depth 20] [--as-of TIME] [--json] [--url URL]
   headwater root-cause NODE [--at TIME] [--json] [--url URL]
   headwater impact NODE [--change latest|removed|typeChanged|none] [--fail-on breaking|any] [--json] [--url URL]
+  headwater classified TAG [--fail-on coarse|any] [--json] [--url URL]
   headwater schema-diff DATASET [--from VERSION --to VERSION] [--json] [--url URL]
   headwater diff RUN_A RUN_B | NODE --from TIME [--to TIME] [--json] [--url URL]
   headwater declared JOB [--at TIME] [--fail-on any] [--json] [--url URL]
@@ -68,6 +69,10 @@ const commands: Record<string, () => Promise<Command>> = {
   impact: async () => {
     const m = await import('./impact.js');
     return { run: (args) => m.impactCommand(args), help: m.impactHelp };
+  },
+  classified: async () => {
+    const m = await import('./classified.js');
+    return { run: (args) => m.classifiedCommand(args), help: m.classifiedHelp };
   },
   'schema-diff': async () => {
     const m = await import('./schema-diff.js');
