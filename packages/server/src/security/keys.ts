@@ -7,20 +7,13 @@ import {
   readApiKeys,
   readApiKeySecret,
   revokeApiKeys,
+  type ApiKeyRow,
   type ApiKeySecretRow,
 } from '../store/queries/keys.js';
 import { isRole, Principal, ROLES, type Role } from './access.js';
 
 /** An API key as stored (never its secret). */
-export interface ApiKeyRecord {
-  readonly id: string;
-  readonly name: string;
-  readonly role: Role;
-  readonly namespaces: readonly string[];
-  readonly createdAt: Date;
-  readonly expiresAt: Date | null;
-  readonly revokedAt: Date | null;
-}
+export type ApiKeyRecord = ApiKeyRow<Role>;
 
 /** What `createApiKey` needs. */
 export interface NewApiKey {

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db.js';
 import { MS, type Ms } from '../model-state.js';
-import { readAll, selectColumns } from '../paged-read.js';
+import { readAll, selectColumns, type BulkColumn } from '../paged-read.js';
 
 /** An edge of the job-level lineage graph: a job reads (direction 0) or writes (1) a dataset. */
 export interface LineageEdgeRow {
@@ -11,27 +11,29 @@ export interface LineageEdgeRow {
   readonly at: Ms;
 }
 
+/** Reads `columns` of every row of `table` in the order of `key`, in pages handed to `take`. */
+function readTable<Row>(
+  db: Queryable,
+  table: string,
+  columns: readonly BulkColumn[],
+  key: readonly string[],
+  take: (rows: readonly Row[]) => void,
+): Promise<void> {
+  return readAll<Row>(db, { ...selectColumns<Row>(columns, table), key }, take);
+}
+
 /** Reads every current edge (lineage_edges), in pages handed to `take`, as start-up does. */
 export function readLineageEdges(
   db: Queryable,
   take: (rows: readonly LineageEdgeRow[]) => void,
 ): Promise<void> {
-  return readAll<LineageEdgeRow>(
-    db,
-    {
-      ...selectColumns<LineageEdgeRow>(
-        [
-          ['job_id', 'number'],
-          ['direction', 'number'],
-          ['dataset_id', 'number'],
-          ['at', 'number', MS('last_seen')],
-        ],
-        'lineage_edges',
-      ),
-      key: ['job_id', 'direction', 'dataset_id'],
-    },
-    take,
-  );
+  const columns: BulkColumn[] = [
+    ['job_id', 'number'],
+    ['direction', 'number'],
+    ['dataset_id', 'number'],
+    ['at', 'number', MS('last_seen')],
+  ];
+  return readTable(db, 'lineage_edges', columns, ['job_id', 'direction', 'dataset_id'], take);
 }
 
 /** The current edges (lineage_edges) of the jobs `jobIds`. */
@@ -142,25 +144,16 @@ export function readColumnEdges(
   db: Queryable,
   take: (rows: readonly ColumnEdgeRow[]) => void,
 ): Promise<void> {
-  return readAll<ColumnEdgeRow>(
-    db,
-    {
-      ...selectColumns<ColumnEdgeRow>(
-        [
-          ['output_dataset_id', 'number'],
-          ['output_field', 'text'],
-          ['input_dataset_id', 'number'],
-          ['input_field', 'text'],
-          ['transformation_type', 'text'],
-          ['transformation_subtype', 'text'],
-          ['transformation_description', 'text'],
-          ['masking', 'boolean'],
-          ['first_seen', 'number', MS('first_seen')],
-        ],
-        'column_lineage',
-      ),
-      key: COLUMN_EDGE_KEY,
-    },
-    take,
-  );
+  const columns: BulkColumn[] = [
+    ['output_dataset_id', 'number'],
+    ['output_field', 'text'],
+    ['input_dataset_id', 'number'],
+    ['input_field', 'text'],
+    ['transformation_type', 'text'],
+    ['transformation_subtype', 'text'],
+    ['transformation_description', 'text'],
+    ['masking', 'boolean'],
+    ['first_seen', 'number', MS('first_seen')],
+  ];
+  return readTable(db, 'column_lineage', columns, COLUMN_EDGE_KEY, take);
 }

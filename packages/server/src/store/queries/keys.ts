@@ -20,17 +20,8 @@ export interface ApiKeySecretRow<Role extends string = string> extends ApiKeyRow
   readonly hash: Uint8Array;
 }
 
-/** What {@link insertApiKey} writes. */
-export interface ApiKeyWrite<Role extends string = string> {
-  readonly id: string;
-  readonly name: string;
-  readonly role: Role;
-  readonly namespaces: readonly string[];
-  readonly salt: Uint8Array;
-  readonly hash: Uint8Array;
-  readonly createdAt: Date;
-  readonly expiresAt: Date | null;
-}
+/** What {@link insertApiKey} writes: a key not yet revoked. */
+export type ApiKeyWrite<Role extends string = string> = Omit<ApiKeySecretRow<Role>, 'revokedAt'>;
 
 const RECORD_COLUMNS = `id, name, role, namespaces, created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt"`;
 
