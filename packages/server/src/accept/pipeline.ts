@@ -27,6 +27,7 @@ import {
 import type { AliasRecord } from '../store/queries/aliases.js';
 import type { NamespaceRecord } from '../store/queries/namespaces.js';
 import type { SourceRecord } from '../store/queries/sources.js';
+import { findVersions } from '../store/queries/versions.js';
 import { deriveChanges } from '../derive/derive.js';
 import { applyChangeset, type Changeset } from '../store/changeset.js';
 import type { NormalizedEvent } from '../model/normalize.js';
@@ -618,15 +619,12 @@ export class IngestPipeline {
  */
 async function learnVersions(db: Queryable, state: ModelState, changes: Changeset): Promise<boolean> {
   let found = false;
-  for (const [cache, created, table, owner] of [
-    [state.datasetVersions, changes.datasetVersions, 'dataset_versions', 'dataset_id'],
-    [state.jobVersions, changes.jobVersions, 'job_versions', 'job_id'],
+  for (const [cache, created, kind] of [
+    [state.datasetVersions, changes.datasetVersions, 'dataset'],
+    [state.jobVersions, changes.jobVersions, 'job'],
   ] as const) {
     if (cache.complete || created.size === 0) continue;
-    const rows = await db.query<{ id: number; owner: number; version: string }>(
-      `SELECT id, ${owner} AS owner, version::text AS version FROM ${table} WHERE version = ANY($1::uuid[])`,
-      [[...created.keys()]],
-    );
+    const rows = await findVersions(db, kind, [...created.keys()]);
     for (const row of rows) cache.set(row.version, { id: row.id, ownerId: row.owner });
     found ||= rows.length > 0;
   }

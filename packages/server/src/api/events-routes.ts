@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { countEvents } from '../store/queries/events.js';
+import { countEvents, listEventBodies, type EventRange } from '../store/queries/events.js';
 import type { AppDeps } from './deps.js';
 import { namespacesOf } from '../security/access.js';
 
@@ -76,9 +76,12 @@ function registerEventRoutes(
       const { before, after, limit, offset, kind } = request.query;
       const direction = request.query.sortDirection?.toLowerCase() === 'asc' ? 'ASC' : 'DESC';
       const kinds = [...new Set(kind)].map((k) => k.toLowerCase());
-      const params = [after ?? '1970-01-01T00:00:00Z', before ?? '2100-01-01T00:00:00Z', kinds];
-      const where =
-        'event_time >= $1::timestamptz AND event_time <= $2::timestamptz AND kind = ANY($3::text[])';
+      const range: EventRange = {
+        after: after ?? '1970-01-01T00:00:00Z',
+        before: before ?? '2100-01-01T00:00:00Z',
+        kinds,
+        direction,
+      };
       const principal = request.principal;
       if (!principal.readsAll) {
         // A caller who may not read every namespace sees the events all of whose namespaces they may read.
@@ -87,10 +90,7 @@ function registerEventRoutes(
         const visible: string[] = [];
         let total = 0;
         for (let from = 0; ; from += SCAN_CHUNK) {
-          const chunk = await db.query<{ body: string }>(
-            `SELECT body FROM events WHERE ${where} ORDER BY event_time ${direction}, id ${direction} LIMIT $4 OFFSET $5`,
-            [...params, SCAN_CHUNK, from],
-          );
+          const chunk = await listEventBodies(db, range, SCAN_CHUNK, from);
           for (const row of chunk) {
             const names = namespacesOf(JSON.parse(row.body));
             if (![...names].every((namespace) => principal.canRead(namespace))) continue;
@@ -104,16 +104,8 @@ function registerEventRoutes(
           .send(`{"events":[${visible.join(',')}],"totalCount":${total}}`);
       }
       const [rows, total] = await Promise.all([
-        db.query<{ body: string }>(
-          `SELECT body FROM events WHERE ${where} ORDER BY event_time ${direction}, id ${direction} LIMIT $4 OFFSET $5`,
-          [...params, limit, offset],
-        ),
-        countEvents(
-          db,
-          new Date(after ?? '1970-01-01T00:00:00Z'),
-          new Date(before ?? '2100-01-01T00:00:00Z'),
-          kinds,
-        ),
+        listEventBodies(db, range, limit, offset),
+        countEvents(db, new Date(range.after), new Date(range.before), kinds),
       ]);
       // Bodies are stored as JSON text: splice them in rather than parse and re-serialise every event.
       const text = `{"events":[${rows.map((row) => row.body).join(',')}],"totalCount":${total}}`;

@@ -1,8 +1,8 @@
 import { DATASET_FIELD } from '../model/identity.js';
 import type { ReadDelta } from '../store/read-delta.js';
 import type { Queryable } from '../store/db.js';
-import { MS, type Ms } from '../store/model-state.js';
-import { readAll, selectColumns } from '../store/paged-read.js';
+import type { Ms } from '../store/model-state.js';
+import { countColumnEdges, readColumnEdges } from '../store/queries/graph.js';
 import { float64s, int32s } from './growable.js';
 import { HeadwaterError } from '../core/errors.js';
 import { Closed, Nullable, Type, type Static } from '../core/json-schema.js';
@@ -244,45 +244,25 @@ export class ColumnGraph {
   }
 
   async #read(db: Queryable, current: () => boolean): Promise<void> {
-    const [count] = await db.query<{ edges: number }>('SELECT count(*)::int AS edges FROM column_lineage');
+    const edges = await countColumnEdges(db);
     if (!current()) throw SUPERSEDED;
-    this.#s.reserve(count?.edges ?? 0);
-    await readAll<ColumnEdgeRow>(
-      db,
-      {
-        ...selectColumns<ColumnEdgeRow>(
-          [
-            ['output_dataset_id', 'number'],
-            ['output_field', 'text'],
-            ['input_dataset_id', 'number'],
-            ['input_field', 'text'],
-            ['transformation_type', 'text'],
-            ['transformation_subtype', 'text'],
-            ['transformation_description', 'text'],
-            ['masking', 'boolean'],
-            ['first_seen', 'number', MS('first_seen')],
-          ],
-          'column_lineage',
-        ),
-        key: EDGE_KEY,
-      },
-      (rows) => {
-        if (!current()) throw SUPERSEDED;
-        for (const row of rows) {
-          this.#add(
-            row.output_dataset_id,
-            row.output_field,
-            row.input_dataset_id,
-            row.input_field,
-            row.transformation_type,
-            row.transformation_subtype,
-            row.transformation_description,
-            row.masking,
-            row.first_seen,
-          );
-        }
-      },
-    );
+    this.#s.reserve(edges);
+    await readColumnEdges(db, (rows) => {
+      if (!current()) throw SUPERSEDED;
+      for (const row of rows) {
+        this.#add(
+          row.output_dataset_id,
+          row.output_field,
+          row.input_dataset_id,
+          row.input_field,
+          row.transformation_type,
+          row.transformation_subtype,
+          row.transformation_description,
+          row.masking,
+          row.first_seen,
+        );
+      }
+    });
   }
 
   /** Takes in a committed changeset. */
@@ -743,26 +723,4 @@ class InputMerge {
       transformations: [...kinds.values()].map(({ kind }) => this.#s.kinds[kind]!),
     }));
   }
-}
-
-/** The key of column_lineage, the order in which start-up reads it. */
-const EDGE_KEY = [
-  'output_dataset_id',
-  'output_field',
-  'input_dataset_id',
-  'input_field',
-  'transformation_type',
-  'transformation_subtype',
-] as const;
-
-interface ColumnEdgeRow {
-  output_dataset_id: number;
-  output_field: string;
-  input_dataset_id: number;
-  input_field: string;
-  transformation_type: string;
-  transformation_subtype: string;
-  transformation_description: string | null;
-  masking: boolean;
-  first_seen: Ms;
 }

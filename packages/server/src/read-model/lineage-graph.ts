@@ -1,8 +1,14 @@
 import type { ReadDelta } from '../store/read-delta.js';
 import type { Queryable } from '../store/db.js';
-import { MS, type Ms } from '../store/model-state.js';
+import type { Ms } from '../store/model-state.js';
 import { loadCutoffs, readCutoffs } from '../store/job-cutoffs.js';
-import { readAll, selectColumns } from '../store/paged-read.js';
+import {
+  edgesAsOf,
+  readHiddenDatasets,
+  readHiddenJobs,
+  readJobEdges,
+  readLineageEdges,
+} from '../store/queries/graph.js';
 import { DatasetAliases } from './aliases.js';
 
 /** Which way to walk from the start node. */
@@ -41,38 +47,6 @@ interface Cutoff {
   /** The run's uuid, or `job@<event hash>` for a JobEvent. */
   readonly key: string;
 }
-
-/**
- * Completed runs and JobEvents of the jobs in `$1` (int[]): `first` is a run's first eventTime, `completed_at`
- * the time of its earliest COMPLETE. A JobEvent is a completion that starts and ends at its own time.
- */
-const COMPLETIONS_SQL = `
-  SELECT s.job_id, s.run_uuid::text AS key, r.created_at AS first, min(s.event_time) AS completed_at
-  FROM job_sightings s JOIN runs r ON r.uuid = s.run_uuid
-  WHERE s.job_id = ANY($1::int[]) AND s.kind = 0 AND s.event_type = 'COMPLETE'
-  GROUP BY s.job_id, s.run_uuid, r.created_at
-  UNION ALL
-  SELECT job_id, 'job@' || event_hash, event_time, event_time FROM job_sightings
-  WHERE job_id = ANY($1::int[]) AND kind = 0 AND run_uuid IS NULL`;
-
-/**
- * The edges current at `$2` of the jobs (side 'job') or datasets (side 'dataset') in `$1`, in the directions in
- * `$3`: named by an event at or before `$2`, and not retired by a run of the job that completed by `$2` having
- * started after the edge was last named then.
- */
-const edgesAsOfSql = (side: 'job' | 'dataset') => `
-  WITH seen AS (
-    SELECT job_id, kind AS direction, dataset_id, max(event_time) AS last_seen
-    FROM dataset_sightings
-    WHERE ${side}_id = ANY($1::int[]) AND job_id IS NOT NULL AND kind = ANY($3::smallint[]) AND event_time <= $2
-    GROUP BY job_id, kind, dataset_id
-  ),
-  cut AS (
-    SELECT job_id, max(first) AS cutoff FROM (${COMPLETIONS_SQL.replaceAll('$1::int[]', 'ARRAY(SELECT DISTINCT job_id FROM seen)')}) c
-    WHERE completed_at <= $2 GROUP BY job_id
-  )
-  SELECT seen.job_id, seen.direction, seen.dataset_id, ${MS('seen.last_seen')} AS at FROM seen LEFT JOIN cut USING (job_id)
-  WHERE cut.cutoff IS NULL OR seen.last_seen >= cut.cutoff`;
 
 /**
  * The job-level lineage graph of now, kept in memory: each current edge with the last time an event named it,
@@ -135,31 +109,11 @@ export class LineageGraph {
   /** Loads the current graph from the store. */
   async load(db: Queryable): Promise<void> {
     for (const row of await loadCutoffs(db)) this.#cutoff.set(row.job_id, { at: row.first, key: row.key });
-    type EdgeRow = { job_id: number; direction: number; dataset_id: number; at: Ms };
-    await readAll<EdgeRow>(
-      db,
-      {
-        ...selectColumns<EdgeRow>(
-          [
-            ['job_id', 'number'],
-            ['direction', 'number'],
-            ['dataset_id', 'number'],
-            ['at', 'number', MS('last_seen')],
-          ],
-          'lineage_edges',
-        ),
-        key: ['job_id', 'direction', 'dataset_id'],
-      },
-      (rows) => {
-        for (const row of rows) this.#addSighting(row.job_id, row.direction, row.dataset_id, row.at);
-      },
-    );
-    for (const job of await db.query<{ id: number }>('SELECT id FROM jobs WHERE is_hidden')) {
-      this.#hiddenJobs.add(job.id);
-    }
-    for (const dataset of await db.query<{ id: number }>('SELECT id FROM datasets WHERE is_hidden')) {
-      this.#hiddenDatasets.add(dataset.id);
-    }
+    await readLineageEdges(db, (rows) => {
+      for (const row of rows) this.#addSighting(row.job_id, row.direction, row.dataset_id, row.at);
+    });
+    for (const job of await readHiddenJobs(db)) this.#hiddenJobs.add(job.id);
+    for (const dataset of await readHiddenDatasets(db)) this.#hiddenDatasets.add(dataset.id);
   }
 
   /**
@@ -186,13 +140,7 @@ export class LineageGraph {
   /** Reads the cutoffs and current edges of `jobIds` again from the store (see {@link apply}). */
   async refresh(db: Queryable, jobIds: readonly number[]): Promise<void> {
     if (jobIds.length === 0) return;
-    const [cutoffs, edges] = await Promise.all([
-      readCutoffs(db, jobIds),
-      db.query<{ job_id: number; direction: number; dataset_id: number; at: Ms }>(
-        `SELECT job_id, direction, dataset_id, ${MS('last_seen')} AS at FROM lineage_edges WHERE job_id = ANY($1::int[])`,
-        [jobIds],
-      ),
-    ]);
+    const [cutoffs, edges] = await Promise.all([readCutoffs(db, jobIds), readJobEdges(db, jobIds)]);
     for (const jobId of jobIds) {
       this.#cutoff.delete(jobId);
       for (const [byJob, byDataset] of [
@@ -410,38 +358,10 @@ function canonicalDatasets(aliases: DatasetAliases, ids: number[]): number[] {
   return [...new Set(ids.map((id) => aliases.canonicalOf(id)))];
 }
 
-interface EdgeRow {
-  job_id: number;
-  direction: number;
-  dataset_id: number;
-  /** When an event named the edge last (at or before the time asked about). */
-  at: Ms;
-}
-
 /** Whether a job's edge named at `at` is later than `latest` (the newer job on a tie, as Marquez's newest version). */
 function isLater(jobId: number, at: Ms, latest: { jobId: number; at: Ms } | undefined): boolean {
   return latest === undefined || at > latest.at || (at === latest.at && jobId > latest.jobId);
 }
-
-async function edgesAsOf(
-  db: Queryable,
-  side: 'job' | 'dataset',
-  ids: readonly number[],
-  directions: readonly number[],
-  at: Ms,
-): Promise<EdgeRow[]> {
-  if (ids.length === 0) return [];
-  // A walk asks this once per level (about 40 times for a depth-20 answer, twice that for a graph diff):
-  // prepared once per connection, its planning (as costly as running it for a level of a few dozen nodes) is
-  // not paid again on every level.
-  return db.query<EdgeRow>(
-    EDGES_AS_OF_SQL[side],
-    [ids, new Date(at), directions],
-    `headwater_edges_as_of_${side}`,
-  );
-}
-
-const EDGES_AS_OF_SQL = { job: edgesAsOfSql('job'), dataset: edgesAsOfSql('dataset') } as const;
 
 /** Neighbours of many nodes at once: job -> datasets, dataset -> jobs, in one direction. */
 interface Neighbours {

@@ -4,10 +4,8 @@ import type { Db, Queryable } from '../store/db.js';
 import type { CatalogEdit } from '../store/edits.js';
 import type { FeedEntry, ReadDelta } from '../store/read-delta.js';
 import { readAliases } from '../store/queries/aliases.js';
+import { FEED_PAGE, readFeedEnd, readFeedPage } from '../store/queries/replication.js';
 import { ReadModel } from '../store/read-model.js';
-
-/** Entries read from the commit feed per query while catching up. */
-const FEED_PAGE = 200;
 
 /** What the read side reports about how far it has come (see /readyz). */
 export interface ReadSideStatus {
@@ -65,8 +63,7 @@ export class ReadSide {
 
   /** The feed's last entry now: read before the state a replica loads at start, which then applies what follows. */
   static async feedEnd(db: Queryable): Promise<number> {
-    const [row] = await db.query<{ seq: number | null }>('SELECT max(seq) AS seq FROM commit_feed');
-    return row?.seq ?? 0;
+    return (await readFeedEnd(db)) ?? 0;
   }
 
   get status(): ReadSideStatus {
@@ -148,10 +145,7 @@ export class ReadSide {
 
   async #catchUp(until: number): Promise<void> {
     while (this.#applied < until) {
-      const rows = await this.#db.query<{ seq: number; committed_at: Date; entry: FeedEntry }>(
-        `SELECT seq, committed_at, entry FROM commit_feed WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT ${FEED_PAGE}`,
-        [this.#applied, until],
-      );
+      const rows = await readFeedPage(this.#db, this.#applied, until);
       if (rows.length === 0) return;
       if (rows[0]!.seq !== this.#applied + 1) {
         this.#missed = `commit-feed entries ${this.#applied + 1}-${rows[0]!.seq - 1} were pruned before this replica read them`;

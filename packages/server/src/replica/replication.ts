@@ -1,5 +1,6 @@
 import type { IngestPipeline } from '../accept/pipeline.js';
 import { advertiseLeader, type Db } from '../store/db.js';
+import { pruneFeed, readLeaderUrl } from '../store/queries/replication.js';
 import { ReadSide } from './read-side.js';
 
 /** The part a server plays among the replicas of one database. */
@@ -8,8 +9,6 @@ export type Role = 'writer' | 'follower';
 /** How often a follower tries the writer lock, and every replica polls the feed besides LISTEN. */
 const TICK_MS = 1_000;
 
-/** Commit-feed entries older than this are pruned by the writer (a replica further behind reloads its state). */
-const FEED_RETENTION = '15 minutes';
 /** How often the writer prunes the feed. */
 const PRUNE_EVERY_MS = 60_000;
 /** While the store stays away, how often the loop says so again. */
@@ -214,20 +213,13 @@ export class Replication {
   }
 
   async #readWriter(): Promise<void> {
-    const [row] = await this.#db.query<{ leader_url: string | null }>(
-      'SELECT leader_url FROM writer_lease WHERE id = 1',
-    );
-    this.#writerUrl = row?.leader_url ?? undefined;
+    this.#writerUrl = await readLeaderUrl(this.#db);
   }
 
   async #prune(): Promise<void> {
     if (Date.now() - this.#lastPrune < PRUNE_EVERY_MS) return;
     this.#lastPrune = Date.now();
-    // The last entry is kept whatever its age: it numbers the next one.
-    await this.#db.query(
-      `DELETE FROM commit_feed WHERE committed_at < now() - interval '${FEED_RETENTION}'
-         AND seq < (SELECT max(seq) FROM commit_feed)`,
-    );
+    await pruneFeed(this.#db);
   }
 
   /**

@@ -1,23 +1,19 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { HeadwaterError } from '../core/errors.js';
 import type { Queryable } from '../store/db.js';
+import {
+  apiKeyExists,
+  insertApiKey,
+  readApiKeys,
+  readApiKeySecret,
+  revokeApiKeys,
+  type ApiKeyRow,
+  type ApiKeySecretRow,
+} from '../store/queries/keys.js';
 import { isRole, Principal, ROLES, type Role } from './access.js';
 
 /** An API key as stored (never its secret). */
-export interface ApiKeyRecord {
-  readonly id: string;
-  readonly name: string;
-  readonly role: Role;
-  readonly namespaces: readonly string[];
-  readonly createdAt: Date;
-  readonly expiresAt: Date | null;
-  readonly revokedAt: Date | null;
-}
-
-interface ApiKeyRow extends ApiKeyRecord {
-  readonly salt: Uint8Array;
-  readonly hash: Uint8Array;
-}
+export type ApiKeyRecord = ApiKeyRow<Role>;
 
 /** What `createApiKey` needs. */
 export interface NewApiKey {
@@ -69,22 +65,22 @@ export async function createApiKey(
   const id = [...randomBytes(12)].map((byte) => 'abcdefghijklmnopqrstuvwxyz0123456789'[byte % 36]).join('');
   const secret = randomBytes(32).toString('base64url');
   const salt = randomBytes(16);
-  const [row] = await db.query<ApiKeyRow>(
-    `INSERT INTO api_keys (id, name, role, namespaces, salt, hash, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-     RETURNING id, name, role, namespaces, created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt"`,
-    [id, key.name, key.role, key.namespaces, salt, hashSecret(salt, secret), now, key.expiresAt ?? null],
-  );
-  return { record: recordOf(row!), token: `hw_${id}_${secret}` };
+  const row = await insertApiKey(db, {
+    id,
+    name: key.name,
+    role: key.role,
+    namespaces: key.namespaces,
+    salt,
+    hash: hashSecret(salt, secret),
+    createdAt: now,
+    expiresAt: key.expiresAt ?? null,
+  });
+  return { record: recordOf(row), token: `hw_${id}_${secret}` };
 }
 
 /** Every key, newest first (revoked and expired ones included, marked). */
 export async function listApiKeys(db: Queryable): Promise<ApiKeyRecord[]> {
-  const rows = await db.query<ApiKeyRow>(
-    `SELECT id, name, role, namespaces, created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt"
-     FROM api_keys ORDER BY created_at DESC, id`,
-  );
-  return rows.map(recordOf);
+  return (await readApiKeys<Role>(db)).map(recordOf);
 }
 
 /** Revokes a key by id or name; resolves with the keys revoked (none if nothing matched or all were revoked). */
@@ -93,18 +89,12 @@ export async function revokeApiKey(
   idOrName: string,
   now = new Date(),
 ): Promise<ApiKeyRecord[]> {
-  const rows = await db.query<ApiKeyRow>(
-    `UPDATE api_keys SET revoked_at = $2 WHERE (id = $1 OR name = $1) AND revoked_at IS NULL
-     RETURNING id, name, role, namespaces, created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt"`,
-    [idOrName, now],
-  );
-  return rows.map(recordOf);
+  return (await revokeApiKeys<Role>(db, idOrName, now)).map(recordOf);
 }
 
 /** Whether any key was ever created. */
-export async function anyApiKey(db: Queryable): Promise<boolean> {
-  const [row] = await db.query<{ found: boolean }>('SELECT EXISTS (SELECT 1 FROM api_keys) AS found');
-  return row?.found === true;
+export function anyApiKey(db: Queryable): Promise<boolean> {
+  return apiKeyExists(db);
 }
 
 function recordOf(row: ApiKeyRecord): ApiKeyRecord {
@@ -156,7 +146,10 @@ const NO_KEY_RECHECK_MS = 1_000;
 export class ApiKeyVerifier {
   readonly #db: Queryable;
   readonly #now: () => number;
-  readonly #cache = new Map<string, { row: ApiKeyRow | undefined; principal?: Principal; readAt: number }>();
+  readonly #cache = new Map<
+    string,
+    { row: ApiKeySecretRow<Role> | undefined; principal?: Principal; readAt: number }
+  >();
   /** true once a key exists, else when "none" was last read. */
   #anyKey: true | number | undefined;
 
@@ -177,13 +170,7 @@ export class ApiKeyVerifier {
     const now = this.#now();
     let entry = this.#cache.get(id);
     if (!entry || now - entry.readAt > KEY_CACHE_MS) {
-      const read = this.#db
-        .query<ApiKeyRow>(
-          `SELECT id, name, role, namespaces, salt, hash, created_at AS "createdAt", expires_at AS "expiresAt",
-                  revoked_at AS "revokedAt" FROM api_keys WHERE id = $1`,
-          [id],
-        )
-        .then(([row]) => row);
+      const read = readApiKeySecret<Role>(this.#db, id);
       // With the store away, a key read before is judged as it was read: nobody can revoke it meanwhile (keys
       // live in the store), and the server keeps answering what it can (reads, /metrics) through the outage.
       // A key never read needs the store.

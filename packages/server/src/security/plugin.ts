@@ -8,6 +8,7 @@ import type { Db } from '../store/db.js';
 import { parseNodeId } from '../core/node-id.js';
 import { LOCAL_PRINCIPAL, NOBODY, Principal, type Role, type RouteAccess } from './access.js';
 import { recordAudit } from '../store/queries/audit.js';
+import { findRunNamespaces } from '../store/queries/runs.js';
 import type { SecurityConfig } from './config.js';
 import type { ApiKeyVerifier } from './keys.js';
 import {
@@ -496,9 +497,5 @@ async function runNamespaces(db: Db, request: FastifyRequest): Promise<{ id: str
     }
   }
   if (ids.length === 0) return [];
-  return db.query<{ id: string; namespace: string }>(
-    `SELECT r.uuid::text AS id, n.name AS namespace FROM runs r JOIN jobs j ON j.id = r.job_id
-     JOIN namespaces n ON n.id = j.namespace_id WHERE r.uuid = ANY($1::uuid[])`,
-    [ids],
-  );
+  return findRunNamespaces(db, ids);
 }

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../store/db.js';
+import { readReplicaSecret } from '../store/queries/replication.js';
 import { Principal } from './access.js';
 
 /**
@@ -44,11 +45,10 @@ export class ReplicaCredential {
   }
 
   #read(): Promise<string> {
-    this.#secret ??= this.#db
-      .query<{ secret: string }>('SELECT secret FROM replica_secret')
-      .then((rows) => {
-        if (rows[0] === undefined) throw new Error('the store has no replica secret (migration 014)');
-        return rows[0].secret;
+    this.#secret ??= readReplicaSecret(this.#db)
+      .then((secret) => {
+        if (secret === undefined) throw new Error('the store has no replica secret (migration 014)');
+        return secret;
       })
       .catch((error: unknown) => {
         // A store that was away is asked again next time.

@@ -2,6 +2,32 @@ import type { Queryable } from '../db.js';
 
 const HOUR_MS = 3_600_000;
 
+/** Which events {@link listEventBodies} lists, and in which order. */
+export interface EventRange {
+  /** The earliest eventTime listed (included), as ISO 8601 text. */
+  readonly after: string;
+  /** The latest eventTime listed (included), as ISO 8601 text. */
+  readonly before: string;
+  /** The kinds listed: 'run', 'dataset', 'job'. */
+  readonly kinds: readonly string[];
+  /** By eventTime, then by id. */
+  readonly direction: 'ASC' | 'DESC';
+}
+
+/** The events in `range` as received (their JSON text), in its order, from `offset` on, at most `limit`. */
+export function listEventBodies(
+  db: Queryable,
+  range: EventRange,
+  limit: number,
+  offset: number,
+): Promise<{ body: string }[]> {
+  const { direction } = range;
+  return db.query<{ body: string }>(
+    `SELECT body FROM events WHERE event_time >= $1::timestamptz AND event_time <= $2::timestamptz AND kind = ANY($3::text[]) ORDER BY event_time ${direction}, id ${direction} LIMIT $4 OFFSET $5`,
+    [range.after, range.before, range.kinds, limit, offset],
+  );
+}
+
 /**
  * How many events have an eventTime in [from, to] (both included), optionally of some kinds only. Whole hours
  * inside the range come from event_counts (migration 009); only the partial hours at the two ends are counted

@@ -67,6 +67,18 @@ export function findRuns(db: Queryable, uuids: readonly string[]): Promise<RunRe
   ]);
 }
 
+/** The namespace of the job of each run among `uuids` that exists, `id` being the run's uuid as text. */
+export function findRunNamespaces(
+  db: Queryable,
+  uuids: readonly string[],
+): Promise<{ id: string; namespace: string }[]> {
+  return db.query<{ id: string; namespace: string }>(
+    `SELECT r.uuid::text AS id, n.name AS namespace FROM runs r JOIN jobs j ON j.id = r.job_id
+     JOIN namespaces n ON n.id = j.namespace_id WHERE r.uuid = ANY($1::uuid[])`,
+    [uuids],
+  );
+}
+
 /** The runs of a job, newest first. */
 export function listJobRuns(
   db: Queryable,
