@@ -253,9 +253,7 @@ export class IncidentEngine {
           try {
             this.#reading = 'all';
             await this.#reconcile(pass, scope);
-            this.#reading = new Set();
           } catch (error) {
-            this.#reading = new Set();
             // Looked at again shortly: the store may be back, or the other writer's incidents are its own.
             this.#pass = {
               due: true,
@@ -275,6 +273,8 @@ export class IncidentEngine {
             this.#retry = setTimeout(() => this.#kick(), 1000);
             this.#retry.unref();
             return;
+          } finally {
+            this.#reading = new Set();
           }
         }
       } finally {
@@ -305,7 +305,7 @@ export class IncidentEngine {
     }
     for (const pending of this.#pending.values())
       (pending.node.type === 'job' ? jobs : datasets).add(pending.node.id);
-    this.#reading = jobs; // until #kick clears it, once this reconciliation is over
+    this.#reading = jobs; // until #kick clears it, once this reconciliation is over (or failed)
 
     const reading = await readSignals(source, config, { jobs, datasets }, nowMs, this.#firstSeen, {
       missing: pass.missing,

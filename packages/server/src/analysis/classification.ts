@@ -99,6 +99,13 @@ export async function classification(source: AnalysisSource, tag: string): Promi
   const seeds = (await taggedSeeds(db, tag)).filter((seed) => state.datasetsById.has(seed.datasetId));
   const jobsBetween = connectingJobsMemo(state, graph);
   const reached = new Map<string, Reach>();
+  /** Per dataset, its nearest classified column (what coarse hops start from). */
+  const nearestIn = new Map<number, Reach>();
+  const record = (reach: Reach) => {
+    reached.set(keyOf(reach.ref), reach);
+    const nearest = nearestIn.get(reach.ref.datasetId);
+    if (!nearest || reach.distance < nearest.distance) nearestIn.set(reach.ref.datasetId, reach);
+  };
   const stopped = new Map<string, ClassificationJson['stopped'][number]>();
   /** Datasets already looked at for coarse hops. */
   const examined = new Set<number>();
@@ -153,7 +160,7 @@ export async function classification(source: AnalysisSource, tag: string): Promi
             jobs,
             transformations,
           };
-          reached.set(keyOf(to), reach);
+          record(reach);
           next.push(reach);
         }
       }
@@ -185,34 +192,25 @@ export async function classification(source: AnalysisSource, tag: string): Promi
         jobs: [],
         transformations: [],
       };
-      reached.set(keyOf(ref), reach);
+      record(reach);
       starts.push(reach);
     }
   }
   walk(starts);
 
   // Coarse: outputs of jobs that read a classified dataset without column lineage from it.
-  const holding = (datasetId: number) =>
-    [...reached.values()].filter((reach) => reach.ref.datasetId === datasetId);
-  const queue: { datasetId: number; distance: number; seed: string; coarse: boolean }[] = [];
+  const queue: { datasetId: number; distance: number; seed: string }[] = [];
   const offerDataset = (datasetId: number) => {
     if (examined.has(datasetId)) return;
-    const held = holding(datasetId);
-    const nearest = held.sort((a, b) => a.distance - b.distance)[0];
+    const nearest = nearestIn.get(datasetId);
     const seeded = datasetSeeds.find((seed) => seed.datasetId === datasetId);
     if (!nearest && !seeded) return;
     examined.add(datasetId);
-    queue.push({
-      datasetId,
-      distance: nearest?.distance ?? 0,
-      seed: nearest?.seed ?? seeded!.seed,
-      coarse: nearest?.coarse ?? false,
-    });
+    queue.push({ datasetId, distance: nearest?.distance ?? 0, seed: nearest?.seed ?? seeded!.seed });
   };
-  const datasetsReached = () => new Set([...reached.values()].map((reach) => reach.ref.datasetId));
-  for (const id of [...datasetsReached(), ...datasetSeeds.map((seed) => seed.datasetId)]) offerDataset(id);
-  /** Datasets reached only coarsely and with no columns known: dataset -> how. */
-  const coarseOnly = new Map<number, { distance: number; seed: string; via: string; jobs: number[] }>();
+  for (const id of [...nearestIn.keys(), ...datasetSeeds.map((seed) => seed.datasetId)]) offerDataset(id);
+  /** Datasets reached only coarsely and with no columns known: dataset -> distance. */
+  const coarseOnly = new Map<number, number>();
   while (queue.length > 0) {
     queue.sort((a, b) => a.distance - b.distance);
     const from = queue.shift()!;
@@ -226,11 +224,11 @@ export async function classification(source: AnalysisSource, tag: string): Promi
         if (described) continue;
         const via = datasetNodeId(state, from.datasetId);
         if (fields.length === 0) {
-          if (!coarseOnly.has(output) && !datasetsReached().has(output)) {
-            coarseOnly.set(output, { distance: from.distance + 1, seed: from.seed, via, jobs: [job] });
+          if (!coarseOnly.has(output) && !nearestIn.has(output)) {
+            coarseOnly.set(output, from.distance + 1);
             if (!examined.has(output)) {
               examined.add(output);
-              queue.push({ datasetId: output, distance: from.distance + 1, seed: from.seed, coarse: true });
+              queue.push({ datasetId: output, distance: from.distance + 1, seed: from.seed });
             }
           }
           continue;
@@ -247,11 +245,12 @@ export async function classification(source: AnalysisSource, tag: string): Promi
             jobs: [job],
             transformations: [],
           };
-          reached.set(keyOf(ref), reach);
+          record(reach);
           added.push(reach);
         }
         walk(added);
-        for (const id of datasetsReached()) offerDataset(id);
+        // The walk may have reached datasets further on: each is looked at once.
+        for (const id of nearestIn.keys()) offerDataset(id);
       }
     }
   }
@@ -284,11 +283,11 @@ export async function classification(source: AnalysisSource, tag: string): Promi
         coarse: false,
         columns: 0,
       });
-  for (const [datasetId, how] of coarseOnly)
+  for (const [datasetId, distance] of coarseOnly)
     if (!datasets.has(datasetId))
       datasets.set(datasetId, {
         nodeId: datasetNodeId(state, datasetId),
-        distance: how.distance,
+        distance,
         coarse: true,
         columns: 0,
       });
