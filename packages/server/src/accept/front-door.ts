@@ -86,6 +86,17 @@ export class EventChecker {
 }
 
 /**
+ * Where the events that are not this door's own go: a preview's (src/servers/previews.ts), kept in a store
+ * apart. Told each checked event; commits those it claims and tells their outcomes.
+ */
+export interface EventDivert {
+  /** The target an event goes to, or undefined when it is the door's own. */
+  targetOf(event: NormalizedEvent): string | undefined;
+  /** Commits `events`, all of `target`, and resolves with one outcome per event, in order. */
+  submit(target: string, events: readonly NormalizedEvent[]): Promise<EventOutcome[]>;
+}
+
+/**
  * The one way in for events, whatever carries them (HTTP, batch, NDJSON files, stream consumers): limits,
  * validation, normalisation, then the pipeline's group commit. Each event gets its own outcome, so one bad event
  * never takes a good one down with it, and a store that is away is told apart from an event that is wrong.
@@ -94,10 +105,16 @@ export class IngestFrontDoor {
   readonly #checker: EventChecker;
   readonly #pipeline: IngestPipeline;
   readonly #observers: OutcomeObserver[] = [];
+  #divert: EventDivert | undefined;
 
   constructor(validator: Validator, pipeline: IngestPipeline, policy: IngestPolicy = DEFAULT_INGEST_POLICY) {
     this.#checker = new EventChecker(validator, policy);
     this.#pipeline = pipeline;
+  }
+
+  /** Sends the events `divert` claims there instead of to this door's pipeline (checked here first). */
+  divert(divert: EventDivert): void {
+    this.#divert = divert;
   }
 
   /** Checks one decoded event: its limits first (so nothing later meets a hostile shape), then the schema. */
@@ -133,18 +150,42 @@ export class IngestFrontDoor {
     const outcomes: (EventOutcome | undefined)[] = [];
     const accepted: NormalizedEvent[] = [];
     const positions: number[] = [];
+    // Events another target claims, by target, with their positions.
+    let diverted: Map<string, { events: NormalizedEvent[]; positions: number[] }> | undefined;
+    const divert = this.#divert;
     incoming.forEach((item, index) => {
       const checked = 'ok' in item ? item : this.check(item);
       if (checked.ok) {
-        accepted.push(checked.event);
-        positions.push(index);
+        const target = divert?.targetOf(checked.event);
+        if (target === undefined) {
+          accepted.push(checked.event);
+          positions.push(index);
+        } else {
+          diverted ??= new Map();
+          let group = diverted.get(target);
+          if (!group) diverted.set(target, (group = { events: [], positions: [] }));
+          group.events.push(checked.event);
+          group.positions.push(index);
+        }
         outcomes.push(undefined);
       } else outcomes.push(checked.outcome);
     });
-    if (accepted.length > 0) {
-      const committed = await commitEach(this.#pipeline, accepted);
-      positions.forEach((position, index) => (outcomes[position] = committed[index]!));
-    }
+    const commits: Promise<void>[] = [];
+    if (accepted.length > 0)
+      commits.push(
+        commitEach(this.#pipeline, accepted).then((committed) =>
+          positions.forEach((position, index) => (outcomes[position] = committed[index]!)),
+        ),
+      );
+    for (const [target, group] of diverted ?? [])
+      commits.push(
+        divert!
+          .submit(target, group.events)
+          .then((committed) =>
+            group.positions.forEach((position, index) => (outcomes[position] = committed[index]!)),
+          ),
+      );
+    await Promise.all(commits);
     if (this.#observers.length > 0) {
       const values = incoming.map((item) => ('ok' in item ? undefined : item.value));
       this.report(values, outcomes as EventOutcome[]);

@@ -18,10 +18,11 @@ import { lineageRoutes } from './lineage-routes.js';
 import { readRoutes } from './read-routes.js';
 import { securityRoutes } from './security-routes.js';
 import { backupRoutes } from './backup-routes.js';
+import { previewRoutes } from './previews-routes.js';
 import { webRoutes } from './web-routes.js';
 
 /** Routes that read the column graph: column lineage, the analyses, compliance, quality (its breaking columns). */
-const NEEDS_COLUMN_GRAPH = /^\/api\/v1\/(column-lineage|analysis\/|compliance\/)|\/quality$/;
+const NEEDS_COLUMN_GRAPH = /^\/api\/v1\/(column-lineage|analysis\/|compliance\/|previews\/)|\/quality$/;
 /** How long such a route waits for the column graph to load after start. */
 const COLUMN_GRAPH_WAIT_MS = 15_000;
 
@@ -126,6 +127,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // its routes on the root: the error and not-found handlers above, the security hooks and the shared schemas
   // (read-routes.ts) apply to all of them. Registered in this order, which is the OpenAPI document's.
   await app.register(httpCore, deps);
+  // Before the other routes: its hook answers `?preview=` reads from the preview's own routes.
+  await app.register(previewRoutes, deps);
 
   await app.register(healthRoutes, deps);
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger());

@@ -13,6 +13,7 @@ import type { ApiKeyVerifier } from '../security/keys.js';
 import type { ReplicaCredential } from '../security/replica-credential.js';
 import type { IncidentEngine } from '../alerts/incidents.js';
 import type { AlertsSettings } from '../alerts/settings.js';
+import type { PreviewHost } from './previews-routes.js';
 
 /**
  * What the HTTP layer needs from the rest of the server, as buildApp receives it. Each route module declares the
@@ -51,4 +52,6 @@ export interface AppDeps {
   readonly incidents: IncidentEngine;
   /** The alerts configuration in force, and the way to change it. */
   readonly alertsSettings: AlertsSettings;
+  /** The previews of this store (undefined on a preview's own server). */
+  readonly previews: PreviewHost | undefined;
 }

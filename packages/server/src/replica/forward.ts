@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HeadwaterError } from '../core/errors.js';
 import type { CheckedEvent, EventOutcome, IncomingEvent, IngestFrontDoor } from '../accept/front-door.js';
 import type { ReplicaCredential } from '../security/replica-credential.js';
+import { previewOfUrl } from '../model/previews.js';
 import type { Replication } from './replication.js';
 
 /** Request headers not passed on: those of the connection, not the request, and those the follower answers for. */
@@ -38,7 +39,7 @@ const FORWARD_TIMEOUT_MS = 60_000;
 
 /**
  * Makes a follower take every request a load balancer sends it: reads are answered here, from the read side;
- * writes (any method but GET, HEAD and OPTIONS under /api/) are forwarded as they came, body and credentials
+ * writes (any method but GET, HEAD and OPTIONS under /api/) and reads of a preview (`?preview=`) are forwarded as they came, body and credentials
  * included, to the writer, whose answer is passed back. Nothing is acknowledged that the writer did not commit.
  * Without a known, reachable writer (during a takeover) the answer is 503 with Retry-After, which the
  * OpenLineage clients retry.
@@ -49,8 +50,11 @@ const FORWARD_TIMEOUT_MS = 60_000;
 export function forwardWritesToWriter(app: FastifyInstance, replication: Replication): void {
   app.addHook('onRequest', async (request, reply) => {
     if (replication.role !== 'follower') return;
-    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
     if (!request.url.startsWith('/api/')) return;
+    // A preview's reads too (its diff, `?preview=`): its store is open on the writer only (src/servers/previews.ts).
+    const read = request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS';
+    if (read && !request.url.startsWith('/api/v1/previews') && previewOfUrl(request.url) === undefined)
+      return;
     return forward(request, reply, replication);
   });
 }

@@ -34,12 +34,17 @@ import { readAlertsDocument } from '../alerts/config.js';
 import { AlertsSettings } from '../alerts/settings.js';
 import { IncidentEngine, type AlertsLog } from '../alerts/incidents.js';
 import { OutboxWorker } from '../alerts/outbox.js';
+import { Previews, previewConfig } from './previews.js';
 
 /** A running (or ready-to-listen) Headwater server. */
 export interface HeadwaterServer {
   readonly app: FastifyInstance;
   readonly db: Db;
   readonly pipeline: IngestPipeline;
+  /** The one way in for events (HTTP and Kafka ingest hand theirs here). */
+  readonly frontDoor: IngestFrontDoor;
+  /** The previews of this store (undefined on a preview's own server). */
+  readonly previews: Previews | undefined;
   readonly graph: LineageGraph;
   readonly columnGraph: ColumnGraph;
   /** The writer's mirror of the model (runs ahead of the store while a batch is in flight). */
@@ -181,16 +186,30 @@ async function loadColumnGraph(
   }
 }
 
+/** How a server is made besides its configuration. */
+export interface ServerOptions {
+  /**
+   * The store, already open: a preview's (see previews.ts), whose server then has no previews of its own.
+   * Otherwise the one the configuration names is opened.
+   */
+  readonly previewDb?: Db;
+}
+
 /** Opens the store, runs migrations, loads the graph and builds the app. */
-export async function createServer(config: ServerConfig): Promise<HeadwaterServer> {
+export async function createServer(
+  config: ServerConfig,
+  options: ServerOptions = {},
+): Promise<HeadwaterServer> {
   const metrics = new Metrics();
+  const { previewDb } = options;
   const db = instrumentDb(
-    config.databaseUrl
-      ? await openPostgresDb(config.databaseUrl)
-      : await openEmbeddedDb(config.dataDir, {
-          engine: config.embeddedEngine,
-          log: stderrLog(config.logLevel),
-        }),
+    previewDb ??
+      (config.databaseUrl
+        ? await openPostgresDb(config.databaseUrl)
+        : await openEmbeddedDb(config.dataDir, {
+            engine: config.embeddedEngine,
+            log: stderrLog(config.logLevel),
+          })),
     metrics,
   );
   // Set once the server closes (or fails to start): the column graph's load stops trying.
@@ -288,6 +307,19 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
         )
       : new IngestFrontDoor(validator, pipeline, policy);
     observeIngest(metrics, pipeline, frontDoor);
+    const previews =
+      previewDb === undefined
+        ? new Previews({
+            location: { db, databaseUrl: config.databaseUrl, dataDir: config.dataDir },
+            writing: () => replication.role === 'writer',
+            open: (store) => createServer(previewConfig(config), { previewDb: store }),
+            log: {
+              info: (object, message) => app.log.info(object, message),
+              warn: (object, message) => app.log.warn(object, message),
+            },
+          })
+        : undefined;
+    if (previews) frontDoor.divert(previews);
     const replicaCredential = new ReplicaCredential(db);
     // Read before anything starts, so that a configuration with problems stops the start with all of them.
     const alertsFile =
@@ -355,6 +387,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       replicaCredential,
       incidents: alerts.incidents,
       alertsSettings: alerts.settings,
+      previews,
     });
     forwardWritesToWriter(app, replication);
     let inFlight = 0;
@@ -373,6 +406,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
     await Promise.all([app.ready(), loaded]);
     if (db.kind === 'embedded') statistics = new StatisticsKeeper(db, state.next.event - 1);
     await replication.start({ mirrorLoaded: writing });
+    await previews?.start();
     // Every replica consumes (each a member of the group); a follower hands its events to the writer.
     const kafka =
       config.kafka &&
@@ -398,6 +432,8 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
       app,
       db,
       pipeline,
+      frontDoor,
+      previews,
       graph,
       columnGraph,
       get state() {
@@ -442,6 +478,7 @@ export async function createServer(config: ServerConfig): Promise<HeadwaterServe
           await kafka?.close();
           await retention?.close();
           await pipeline.close();
+          await previews?.close();
           await alerts.incidents.close();
           await alerts.outbox.close();
           await replication.close();

@@ -92,7 +92,12 @@ export interface EmbeddedOptions {
 }
 
 /** The embedded store, with the engine it runs on. */
-export type EmbeddedDb = Db & { readonly engine: EmbeddedEngine; readonly engineVersion: string | undefined };
+export type EmbeddedDb = Db & {
+  readonly engine: EmbeddedEngine;
+  readonly engineVersion: string | undefined;
+  /** Where the embedded PostgreSQL server takes connections (its socket); undefined on PGlite. */
+  readonly connectionUrl: string | undefined;
+};
 
 const LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
@@ -204,6 +209,7 @@ async function openEmbeddedPostgres(
   return Object.assign(db, {
     engine: 'postgres' as const,
     engineVersion: server.version,
+    connectionUrl: server.url,
     // PostgreSQL answers a full disk with an error and carries on, but it may have to stop to do so (a WAL
     // write that fails is a PANIC and a restart): the store refuses writes a little before the disk is full.
     checkWritable,
@@ -238,6 +244,7 @@ async function openPglite(dataDir: string, releaseLock: () => Promise<void>): Pr
     ...db,
     engine: 'pglite',
     engineVersion: undefined,
+    connectionUrl: undefined,
     listen: () => () => Promise.resolve(),
     get epoch() {
       return epoch;
@@ -303,9 +310,20 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
  */
 export async function openPostgresDb(
   url: string,
-  options: { poolSize?: number; what?: string } = {},
+  options: {
+    poolSize?: number;
+    what?: string;
+    /**
+     * A schema of its own for this store, created if need be (a preview's: see src/servers/previews.ts). Its
+     * tables are found before public's, which holds the extensions (pg_trgm); its writer lock is its own.
+     */
+    schema?: string;
+  } = {},
 ): Promise<Db> {
   const poolSize = options.poolSize ?? 8;
+  const { schema } = options;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+    throw new HeadwaterError('BAD_REQUEST', `${JSON.stringify(schema)} cannot name a store's schema.`);
   const what = options.what ?? `PostgreSQL at ${redactUrl(url)}`;
   const hint = options.what === undefined ? ' Check --database-url.' : '';
   const typeParser = new pg.TypeOverrides();
@@ -318,8 +336,16 @@ export async function openPostgresDb(
     keepAlive: true,
     // The store's statements are short, but some (start-up loads, as-of walks) are estimated costly enough for
     // PostgreSQL to JIT-compile them, which took longer than running them (a third of a second at start).
-    options: '-c jit=off',
+    options: schema === undefined ? '-c jit=off' : `-c jit=off -c search_path=${schema},public`,
   };
+  // The writer lock of a store in a schema of its own: the two-key form, a key space apart from the one-key lock.
+  const lockSql =
+    schema === undefined
+      ? { text: 'SELECT pg_try_advisory_lock($1) AS locked', values: [WRITER_LOCK_KEY] }
+      : {
+          text: 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked',
+          values: [WRITER_LOCK_KEY, schema],
+        };
   const pool = new pg.Pool({ ...connection, max: poolSize });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on the next checkout.
@@ -354,7 +380,7 @@ export async function openPostgresDb(
       );
     }
     const locked = await client
-      .query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [WRITER_LOCK_KEY])
+      .query<{ locked: boolean }>(lockSql.text, lockSql.values)
       .catch(async (error: unknown) => {
         await client.end().catch(() => undefined);
         throw error;
@@ -367,7 +393,8 @@ export async function openPostgresDb(
     return true;
   };
   try {
-    await pool.query('SELECT 1');
+    if (schema === undefined) await pool.query('SELECT 1');
+    else await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   } catch (error) {
     await pool.end();
     throw new HeadwaterError(

@@ -1,0 +1,299 @@
+/**
+ * Previews (/api/v1/previews): a pull request's events go to a store of their own, production's reads never see
+ * them, `?preview=` reads them, and the diff against production tells each change's category and consumers.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, startApp, type TestServer } from './helpers/backends.js';
+
+const PRODUCER = 'https://example.com/headwater/previews-test';
+const WAREHOUSE = 'postgres://warehouse:5432';
+const facet = (name: string, fields: Record<string, unknown>) => ({
+  _producer: PRODUCER,
+  _schemaURL: `https://openlineage.io/spec/facets/1-0-0/${name}.json#/$defs/${name}`,
+  ...fields,
+});
+const schema = (columns: Record<string, string>) =>
+  facet('SchemaDatasetFacet', {
+    fields: Object.entries(columns).map(([name, type]) => ({ name, type })),
+  });
+/** Column lineage: output field -> [input dataset, input field]. */
+const lineage = (fields: Record<string, readonly (readonly [string, string])[]>) =>
+  facet('ColumnLineageDatasetFacet', {
+    fields: Object.fromEntries(
+      Object.entries(fields).map(([field, inputs]) => [
+        field,
+        {
+          inputFields: inputs.map(([name, inputField]) => ({
+            namespace: WAREHOUSE,
+            name,
+            field: inputField,
+            transformations: [{ type: 'DIRECT', subtype: 'IDENTITY' }],
+          })),
+        },
+      ]),
+    ),
+  });
+
+let minute = 0;
+interface RunSpec {
+  readonly namespace: string;
+  readonly job: string;
+  readonly inputs: readonly string[];
+  readonly output?: {
+    name: string;
+    columns: Record<string, string>;
+    lineage: Record<string, readonly (readonly [string, string])[]>;
+  };
+  readonly sql?: string;
+  readonly state?: 'COMPLETE' | 'FAIL';
+  readonly jobFacets?: Record<string, unknown>;
+}
+function run(spec: RunSpec): unknown {
+  minute++;
+  return {
+    eventType: spec.state ?? 'COMPLETE',
+    eventTime: new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString(),
+    producer: PRODUCER,
+    schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent',
+    run: { runId: randomUUID() },
+    job: {
+      namespace: spec.namespace,
+      name: spec.job,
+      facets: {
+        ...(spec.sql ? { sql: facet('SQLJobFacet', { query: spec.sql }) } : {}),
+        ...spec.jobFacets,
+      },
+    },
+    inputs: spec.inputs.map((name) => ({ namespace: WAREHOUSE, name })),
+    outputs: spec.output
+      ? [
+          {
+            namespace: WAREHOUSE,
+            name: spec.output.name,
+            facets: { schema: schema(spec.output.columns), columnLineage: lineage(spec.output.lineage) },
+          },
+        ]
+      : [],
+  };
+}
+
+/** Production: raw.orders -> etl.orders -> analytics.orders -> dashboards.revenue (reads amount, country). */
+const production = [
+  run({
+    namespace: 'etl',
+    job: 'analytics.orders',
+    inputs: ['raw.orders'],
+    sql: "select id, amount, country, note from raw.orders where status = 'done'",
+    output: {
+      name: 'analytics.orders',
+      columns: { id: 'int', amount: 'numeric', country: 'text', note: 'text' },
+      lineage: {
+        id: [['raw.orders', 'id']],
+        amount: [['raw.orders', 'amount']],
+        country: [['raw.orders', 'country']],
+        note: [['raw.orders', 'note']],
+      },
+    },
+  }),
+  run({
+    namespace: 'dashboards',
+    job: 'revenue',
+    inputs: ['analytics.orders'],
+    output: {
+      name: 'reports.revenue',
+      columns: { amount: 'numeric', country: 'text' },
+      lineage: { amount: [['analytics.orders', 'amount']], country: [['analytics.orders', 'country']] },
+    },
+  }),
+];
+
+interface Diff {
+  summary: { breaking: number; partial: number; nonBreaking: number; consumers: number };
+  changes: {
+    category: string;
+    reason: string;
+    node: string;
+    column: string | null;
+    from: string | null;
+    to: string | null;
+    consumers: { nodeId: string; distance: number; breakingColumns: string[] }[];
+  }[];
+  datasets: { added: string[]; removed: string[] };
+  jobs: { added: string[]; removed: string[] };
+  mappingCoverage: { mapped: { preview: string; production: string }[]; unmapped: string[] };
+}
+
+const ORDERS = `dataset:${WAREHOUSE}:analytics.orders`;
+
+describe.each(backends())('previews ($name)', (backend) => {
+  let t: TestServer;
+  const post = (path: string, body: unknown) =>
+    t.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const json = async <T>(path: string): Promise<T> => {
+    const response = await t.request(path);
+    expect(response.status, `${path}: ${await response.clone().text()}`).toBe(200);
+    return (await response.json()) as T;
+  };
+
+  beforeAll(async () => {
+    t = await startApp(backend);
+    const response = await post('/api/v1/lineage/batch', production);
+    expect(response.status).toBe(200);
+  });
+  afterAll(() => t?.stop());
+
+  it('creates a preview, refuses a second of the same name or job namespace, and lists it', async () => {
+    const created = await post('/api/v1/previews', {
+      name: 'pr-7',
+      jobNamespace: 'etl-pr-7',
+      baseNamespace: 'etl',
+      pullRequest: 7,
+      mappings: [{ from: { name: 'pr_7.*' }, to: { name: 'analytics.*' } }],
+      ttl: '14d',
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const body = (await created.json()) as { name: string; expiresAt: string };
+    expect(body.name).toBe('pr-7');
+    expect(Date.parse(body.expiresAt) - Date.now()).toBeGreaterThan(13 * 86_400_000);
+    expect(
+      (await post('/api/v1/previews', { name: 'pr-7', jobNamespace: 'other', baseNamespace: 'etl' })).status,
+    ).toBe(409);
+    expect(
+      (await post('/api/v1/previews', { name: 'pr-8', jobNamespace: 'etl-pr-7', baseNamespace: 'etl' }))
+        .status,
+    ).toBe(409);
+    expect(
+      (await post('/api/v1/previews', { name: 'Bad Name', jobNamespace: 'x', baseNamespace: 'etl' })).status,
+    ).toBe(400);
+    const listed = await json<{ previews: { name: string }[] }>('/api/v1/previews');
+    expect(listed.previews.map((preview) => preview.name)).toEqual(['pr-7']);
+  });
+
+  it("keeps the preview's events out of production and serves them with ?preview=", async () => {
+    // The pull request drops `note`, renames `country` to `region`, retypes `id`, filters differently, and a
+    // job found by its sourceCodeLocation (another namespace) is the preview's too.
+    const events = [
+      run({
+        namespace: 'etl-pr-7',
+        job: 'analytics.orders',
+        inputs: ['raw.orders'],
+        sql: "select id, amount, country as region from raw.orders where status in ('done', 'paid')",
+        output: {
+          name: 'pr_7.orders',
+          columns: { id: 'bigint', amount: 'numeric', region: 'text' },
+          lineage: {
+            id: [['raw.orders', 'id']],
+            amount: [['raw.orders', 'amount']],
+            region: [['raw.orders', 'country']],
+          },
+        },
+      }),
+      run({
+        namespace: 'scripts',
+        job: 'pr_7.extra',
+        inputs: ['pr_7.orders'],
+        jobFacets: {
+          sourceCodeLocation: facet('SourceCodeLocationJobFacet', {
+            type: 'git',
+            url: 'https://github.com/acme/pipelines/pull/7',
+            branch: 'feature/x',
+          }),
+        },
+        output: {
+          name: 'pr_7.extra',
+          columns: { amount: 'numeric' },
+          lineage: { amount: [['pr_7.orders', 'amount']] },
+        },
+      }),
+    ];
+    const response = await post('/api/v1/lineage/batch', events);
+    expect(response.status, await response.clone().text()).toBe(200);
+
+    const namespaces = await json<{ namespaces: { name: string }[] }>('/api/v1/namespaces');
+    expect(namespaces.namespaces.map((namespace) => namespace.name)).not.toContain('etl-pr-7');
+    const search = await json<{ results: { name: string }[] }>('/api/v1/search?q=pr_7');
+    expect(search.results).toEqual([]);
+    expect((await t.request('/api/v1/namespaces/etl-pr-7/jobs/analytics.orders')).status).toBe(404);
+
+    const previewJob = await json<{ name: string; outputs: { name: string }[] }>(
+      '/api/v1/namespaces/etl-pr-7/jobs/analytics.orders?preview=pr-7',
+    );
+    expect(previewJob.outputs.map((output) => output.name)).toEqual(['pr_7.orders']);
+    const previewNamespaces = await json<{ namespaces: { name: string }[] }>(
+      '/api/v1/namespaces?preview=pr-7',
+    );
+    expect(previewNamespaces.namespaces.map((namespace) => namespace.name)).toEqual(
+      expect.arrayContaining(['etl-pr-7', 'scripts']),
+    );
+    expect((await t.request('/api/v1/namespaces?preview=nope')).status).toBe(404);
+    expect((await post('/api/v1/namespaces/x?preview=pr-7', {})).status).toBe(400);
+  });
+
+  it('diffs the preview against production: categories, reasons and the consumers each reaches', async () => {
+    const diff = await json<Diff>('/api/v1/previews/pr-7/diff');
+    const find = (reason: string, column?: string) =>
+      diff.changes.find(
+        (change) => change.reason === reason && (column === undefined || change.column === column),
+      );
+
+    const renamed = find('column-renamed', 'country');
+    expect(renamed).toMatchObject({ category: 'breaking', node: ORDERS, from: 'country', to: 'region' });
+    expect(renamed!.consumers.map((consumer) => consumer.nodeId)).toContain('job:dashboards:revenue');
+
+    // `note` is read by nobody downstream: removing it breaks nothing.
+    expect(find('column-removed', 'note')).toMatchObject({ category: 'non-breaking', consumers: [] });
+    expect(find('column-retyped', 'id')).toMatchObject({
+      category: 'non-breaking',
+      from: 'int',
+      to: 'bigint',
+    });
+
+    const rows = find('rows-changed');
+    expect(rows).toMatchObject({ category: 'breaking', node: 'job:etl:analytics.orders' });
+    expect(rows!.consumers.map((consumer) => consumer.nodeId)).toEqual(
+      expect.arrayContaining([ORDERS, 'job:dashboards:revenue', `dataset:${WAREHOUSE}:reports.revenue`]),
+    );
+
+    expect(diff.datasets.added).toEqual([`dataset:${WAREHOUSE}:pr_7.extra`]);
+    expect(diff.mappingCoverage.unmapped).toEqual([`dataset:${WAREHOUSE}:pr_7.extra`]);
+    expect(diff.mappingCoverage.mapped).toContainEqual({
+      preview: `dataset:${WAREHOUSE}:pr_7.orders`,
+      production: ORDERS,
+    });
+    expect(diff.summary.breaking).toBe(
+      diff.changes.filter((change) => change.category === 'breaking').length,
+    );
+    expect(diff.changes.map((change) => change.category)).toEqual(
+      [...diff.changes.map((change) => change.category)].sort(
+        (a, b) =>
+          ['breaking', 'partial', 'non-breaking'].indexOf(a) -
+          ['breaking', 'partial', 'non-breaking'].indexOf(b),
+      ),
+    );
+
+    const markdown = await t.request('/api/v1/previews/pr-7/diff?format=markdown');
+    expect(markdown.headers.get('content-type')).toMatch(/^text\/markdown/);
+    const text = await markdown.text();
+    expect(text).toContain('| 🔴 breaking | 2 |');
+    expect(text).toContain('`job:dashboards:revenue`');
+  });
+
+  it('deletes a preview with everything it held', async () => {
+    const response = await t.request('/api/v1/previews/pr-7', { method: 'DELETE' });
+    expect(response.status).toBe(200);
+    expect((await t.request('/api/v1/previews/pr-7')).status).toBe(404);
+    expect((await t.request('/api/v1/namespaces?preview=pr-7')).status).toBe(404);
+    // Created again, it starts empty.
+    expect(
+      (await post('/api/v1/previews', { name: 'pr-7', jobNamespace: 'etl-pr-7', baseNamespace: 'etl' }))
+        .status,
+    ).toBe(201);
+    const namespaces = await json<{ namespaces: { name: string }[] }>('/api/v1/namespaces?preview=pr-7');
+    expect(namespaces.namespaces.map((namespace) => namespace.name)).not.toContain('etl-pr-7');
+  });
+});
