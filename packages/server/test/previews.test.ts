@@ -4,7 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startApp, type TestServer } from './helpers/backends.js';
+import { backends, startServer, type TestServer } from './helpers/backends.js';
+import { runCommand } from './helpers/cli.js';
+import { previewCommand } from '../src/cli/preview.js';
 
 const PRODUCER = 'https://example.com/headwater/previews-test';
 const WAREHOUSE = 'postgres://warehouse:5432';
@@ -127,7 +129,7 @@ interface Diff {
 const ORDERS = `dataset:${WAREHOUSE}:analytics.orders`;
 
 describe.each(backends())('previews ($name)', (backend) => {
-  let t: TestServer;
+  let t: TestServer & { url: string };
   const post = (path: string, body: unknown) =>
     t.request(path, {
       method: 'POST',
@@ -141,7 +143,7 @@ describe.each(backends())('previews ($name)', (backend) => {
   };
 
   beforeAll(async () => {
-    t = await startApp(backend);
+    t = await startServer(backend);
     const response = await post('/api/v1/lineage/batch', production);
     expect(response.status).toBe(200);
   });
@@ -295,5 +297,75 @@ describe.each(backends())('previews ($name)', (backend) => {
     ).toBe(201);
     const namespaces = await json<{ namespaces: { name: string }[] }>('/api/v1/namespaces?preview=pr-7');
     expect(namespaces.namespaces.map((namespace) => namespace.name)).not.toContain('etl-pr-7');
+  });
+
+  it('the CLI creates a preview with --map, diffs it (--fail-on breaking exits 1) and deletes it', async () => {
+    const url = ['--url', t.url];
+    const created = await runCommand(previewCommand, [
+      'create',
+      'pr-9',
+      '--base',
+      'etl',
+      '--job-namespace',
+      'etl-pr-9',
+      '--map',
+      'pr_9.*=analytics.*',
+      '--pr',
+      '9',
+      ...url,
+    ]);
+    expect(created, created.stderr).toMatchObject({ code: 0 });
+    expect(created.stdout).toContain('pr-9: jobs of etl-pr-9 stand in for etl, pull request 9');
+    expect((await runCommand(previewCommand, ['create', 'pr-10', '--map', 'nonsense', ...url])).code).toBe(2);
+
+    // The pull request drops `amount`, which the dashboard reads.
+    const response = await post(
+      '/api/v1/lineage',
+      run({
+        namespace: 'etl-pr-9',
+        job: 'analytics.orders',
+        inputs: ['raw.orders'],
+        sql: "select id, country, note from raw.orders where status = 'done'",
+        output: {
+          name: 'pr_9.orders',
+          columns: { id: 'int', country: 'text', note: 'text' },
+          lineage: {
+            id: [['raw.orders', 'id']],
+            country: [['raw.orders', 'country']],
+            note: [['raw.orders', 'note']],
+          },
+        },
+      }),
+    );
+    expect(response.status).toBe(201);
+
+    const table = await runCommand(previewCommand, ['diff', 'pr-9', ...url]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(
+      /breaking\s+column-removed\s+postgres:\/\/warehouse:5432:analytics\.orders\s+amount\s+.*dashboards:revenue/,
+    );
+    expect(table.stdout).toMatch(/partial\s+sql-changed/);
+    const gated = await runCommand(previewCommand, [
+      'diff',
+      'pr-9',
+      '--fail-on',
+      'breaking',
+      '--format',
+      'markdown',
+      ...url,
+    ]);
+    expect(gated.code).toBe(1);
+    expect(gated.stderr).toContain('1 breaking change (--fail-on breaking)');
+    expect(gated.stdout).toContain('### Lineage preview `pr-9` against production `etl`');
+    expect(gated.stdout).toContain('| `job:dashboards:revenue` | 2 |');
+    const json = await runCommand(previewCommand, ['diff', 'pr-9', '--json', ...url]);
+    expect((JSON.parse(json.stdout) as Diff).summary.breaking).toBe(1);
+
+    const listed = await runCommand(previewCommand, ['list', ...url]);
+    expect(listed.stdout).toMatch(/pr-9\s+etl-pr-9\s+etl\s+9/);
+    expect((await runCommand(previewCommand, ['delete', 'pr-9', ...url])).code).toBe(0);
+    const gone = await runCommand(previewCommand, ['show', 'pr-9', ...url]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('HTTP 404');
   });
 });

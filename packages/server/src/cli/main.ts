@@ -23,6 +23,8 @@ Usage:
   headwater schema-diff DATASET [--from VERSION --to VERSION] [--json] [--url URL]
   headwater diff RUN_A RUN_B | NODE --from TIME [--to TIME] [--json] [--url URL]
   headwater declared JOB [--at TIME] [--fail-on any] [--json] [--url URL]
+  headwater preview create NAME --base NS --job-namespace NS [--map FROM=TO]... [--pr N] [--ttl 14d]
+                    | diff NAME [--fail-on breaking|any] [--format table|markdown|json] | list | show NAME | delete NAME
   headwater alias add ALIAS DATASET | remove ALIAS | list [--json] [--url URL]   (dataset:<namespace>:<name>)
   headwater incidents list [--status S] [--fail-on unresolved] | show ID | ack ID | resolve ID [--note TEXT] [--url URL]
   headwater alerts dry-run [--url URL] | check FILE
@@ -85,6 +87,10 @@ const commands: Record<string, () => Promise<Command>> = {
   declared: async () => {
     const m = await import('./declared.js');
     return { run: (args) => m.declaredCommand(args), help: m.declaredHelp };
+  },
+  preview: async () => {
+    const m = await import('./preview.js');
+    return { run: (args) => m.previewCommand(args), help: m.previewHelp };
   },
   alias: async () => {
     const m = await import('./alias.js');

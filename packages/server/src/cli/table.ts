@@ -47,12 +47,14 @@ export const commonOptions = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** A string flag of a command. */
-export type StringOptions = Record<string, { type: 'string' }>;
+/** A string flag of a command; `multiple` ones may be given more than once (`--map A=B --map C=D`). */
+export type StringOptions = Record<string, { type: 'string'; multiple?: true }>;
 
 /** What a command's body gets: its flags, positional arguments, the server URL and where to write. */
 export interface CommandContext {
   readonly values: Record<string, string | undefined>;
+  /** The values of the flags given more than once (`multiple`), in order; [] when not given. */
+  readonly lists: Record<string, string[]>;
   readonly positionals: string[];
   readonly json: boolean;
   readonly url: string;
@@ -73,7 +75,7 @@ export async function runClientCommand(
   body: (context: CommandContext) => Promise<number>,
 ): Promise<number> {
   const [min, max] = typeof positionals === 'number' ? [positionals, positionals] : positionals;
-  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  let parsed: { values: Record<string, string | string[] | boolean | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({
       args,
@@ -96,11 +98,20 @@ export async function runClientCommand(
   }
   try {
     const url = resolveServerUrl(parsed.values.url as string | undefined, io.env);
+    const keys = Object.keys(options);
     const values = Object.fromEntries(
-      Object.keys(options).map((key) => [key, parsed.values[key] as string | undefined]),
+      keys
+        .filter((key) => !options[key]!.multiple)
+        .map((key) => [key, parsed.values[key] as string | undefined]),
+    );
+    const lists = Object.fromEntries(
+      keys
+        .filter((key) => options[key]!.multiple)
+        .map((key) => [key, (parsed.values[key] as string[]) ?? []]),
     );
     return await body({
       values,
+      lists,
       positionals: parsed.positionals,
       json: parsed.values.json === true,
       url,
