@@ -3,6 +3,8 @@
  * them, `?preview=` reads them, and the diff against production tells each change's category and consumers.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startServer, type TestServer } from './helpers/backends.js';
 import { runCommand } from './helpers/cli.js';
@@ -344,7 +346,7 @@ describe.each(backends())('previews ($name)', (backend) => {
     expect(table.stdout).toMatch(
       /breaking\s+column-removed\s+postgres:\/\/warehouse:5432:analytics\.orders\s+amount\s+.*dashboards:revenue/,
     );
-    expect(table.stdout).toMatch(/partial\s+sql-changed/);
+    expect(table.stdout).toMatch(/non-breaking\s+sql-changed/);
     const gated = await runCommand(previewCommand, [
       'diff',
       'pr-9',
@@ -357,7 +359,7 @@ describe.each(backends())('previews ($name)', (backend) => {
     expect(gated.code).toBe(1);
     expect(gated.stderr).toContain('1 breaking change (--fail-on breaking)');
     expect(gated.stdout).toContain('### Lineage preview `pr-9` against production `etl`');
-    expect(gated.stdout).toContain('| `job:dashboards:revenue` | 2 |');
+    expect(gated.stdout).toContain('| `job:dashboards:revenue` | 1 | — | `amount` |');
     const json = await runCommand(previewCommand, ['diff', 'pr-9', '--json', ...url]);
     expect((JSON.parse(json.stdout) as Diff).summary.breaking).toBe(1);
 
@@ -367,5 +369,32 @@ describe.each(backends())('previews ($name)', (backend) => {
     const gone = await runCommand(previewCommand, ['show', 'pr-9', ...url]);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('HTTP 404');
+  });
+
+  it('removes a preview once its time runs out, with its store', async () => {
+    const created = await post('/api/v1/previews', {
+      name: 'short-lived',
+      jobNamespace: 'etl-short',
+      baseNamespace: 'etl',
+      ttl: '1s',
+    });
+    expect(created.status).toBe(201);
+    await post('/api/v1/lineage', run({ namespace: 'etl-short', job: 'j', inputs: ['raw.orders'] }));
+    expect((await t.request('/api/v1/namespaces/etl-short/jobs/j?preview=short-lived')).status).toBe(200);
+    // Its store: a schema beside production's tables, or (PGlite) a folder of the data dir.
+    const stored = async () =>
+      (
+        await t.server.db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'hw_preview_short_lived'",
+        )
+      )[0]!.n + (existsSync(path.join(t.config.dataDir, 'previews', 'short-lived')) ? 1 : 0);
+    expect(await stored()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await t.server.previews!.sweep();
+    expect(await stored()).toBe(0);
+    expect((await t.request('/api/v1/previews/short-lived')).status).toBe(404);
+    expect((await t.request('/api/v1/namespaces/etl-short/jobs/j?preview=short-lived')).status).toBe(404);
+    // Its events went nowhere else.
+    expect((await t.request('/api/v1/namespaces/etl-short/jobs/j')).status).toBe(404);
   });
 });

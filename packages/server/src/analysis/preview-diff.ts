@@ -355,6 +355,8 @@ export async function previewDiff(
       at.at,
     ),
   ]);
+  // Production datasets whose columns change: an SQL change of their writer is told by those changes.
+  const withColumnChanges = new Set<number>();
   const previewFields = new Map(previewRecords.map((record) => [record.id, record.fields]));
   const productionFields = new Map(productionRecords.map((record) => [record.id, record.fields]));
   for (const [p, q] of pairs) {
@@ -418,6 +420,7 @@ export async function previewDiff(
             ? 'partial'
             : 'non-breaking';
       changes.push({ category, reason, node, previewNode, column, from, to, detail, consumers });
+      withColumnChanges.add(q);
     };
     for (const column of gone) {
       if (renamedFrom.has(column)) continue;
@@ -433,6 +436,7 @@ export async function previewDiff(
       );
     for (const column of fresh) {
       if (renamed.has(column)) continue;
+      withColumnChanges.add(q);
       changes.push({
         category: 'non-breaking',
         reason: 'column-added',
@@ -585,16 +589,20 @@ export async function previewDiff(
         consumers,
       });
     } else if (sqlChange === 'expressions') {
-      const consumers = await everythingDownstream();
+      // Explained by the column changes of its outputs (each with its consumers), or a change of its own.
+      const explained = outputs.some((output) => withColumnChanges.has(output));
+      const consumers = explained ? [] : await everythingDownstream();
       changes.push({
-        category: 'partial',
+        category: explained ? 'non-breaking' : 'partial',
         reason: 'sql-changed',
         node,
         previewNode,
         column: null,
         from: sqlBefore as string,
         to: sqlAfter as string,
-        detail: `${node}'s SQL computes its columns otherwise (the rows it keeps are the same)`,
+        detail: explained
+          ? `${node}'s SQL changed as the column changes of its output say (the rows it keeps are the same)`
+          : `${node}'s SQL computes its columns otherwise (the rows it keeps are the same)`,
         consumers,
       });
     }

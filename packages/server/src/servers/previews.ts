@@ -69,7 +69,7 @@ export class Previews implements EventDivert {
   /** Reads the registry, and then keeps it read and sweeps expired and idle previews. */
   async start(): Promise<void> {
     await this.#reload();
-    this.#timer = setInterval(() => void this.#sweep(), SWEEP_MS);
+    this.#timer = setInterval(() => void this.sweep(), SWEEP_MS);
     this.#timer.unref();
   }
 
@@ -77,7 +77,8 @@ export class Previews implements EventDivert {
     this.#registry = await listPreviews(this.#options.location.db);
   }
 
-  async #sweep(): Promise<void> {
+  /** Removes the expired previews (on the writer), closes idle ones and reads the registry again. */
+  async sweep(): Promise<void> {
     try {
       await this.#reload();
       if (this.#options.writing())

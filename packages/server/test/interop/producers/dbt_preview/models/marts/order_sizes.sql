@@ -1,0 +1,2 @@
+select order_id, amount
+from {{ ref('stg_orders') }}
