@@ -357,7 +357,7 @@ describe.skipIf(tool === undefined)('previews of a real dbt project, one per pul
         else await writeFile(path.join(repo, file), content);
       }
       await git('add', '-A');
-    await git('commit', '-q', '-m', scenario.branch);
+      await git('commit', '-q', '-m', scenario.branch);
       const { stdout: sha } = await git('rev-parse', 'HEAD');
       const preview = `pr-${scenario.branch}`;
       const schema = `pr_${scenario.branch.replace(/-/g, '_')}`;
