@@ -15,7 +15,7 @@
  */
 import { Closed, Nullable, StringEnum, Type, type Static } from '../core/json-schema.js';
 import { mapPreviewName, type PreviewMapping } from '../model/previews.js';
-import type { ColumnGraph, ColumnInput, FieldRef } from '../read-model/column-graph.js';
+import type { ColumnGraph, ColumnInput } from '../read-model/column-graph.js';
 import { entityKey } from '../store/model-state.js';
 import { latestFacets } from '../store/queries/facets.js';
 import { findDatasets } from '../store/queries/datasets.js';
@@ -156,15 +156,20 @@ const nameOf = (state: ReadModel, kind: 'dataset' | 'job', id: number) => {
   return { namespace: state.namespacesById.get(entity.namespaceId)?.name ?? '', name: entity.name };
 };
 
-/** A dataset's columns: its schema's and those its column lineage names, with the schema's types. */
+/**
+ * A dataset's columns: its schema's, and those its column lineage derives (not those only read from it: a
+ * reader's lineage may name a column the dataset no longer has), with the schema's types.
+ */
 function columnsOf(
   fields: readonly unknown[] | null,
-  lineage: readonly FieldRef[],
+  side: DiffSide,
+  datasetId: number,
 ): Map<string, { type: string | null }> {
   const columns = new Map<string, { type: string | null }>();
   for (const column of schemaColumns(fields)) columns.set(column.name, { type: column.type });
-  for (const ref of lineage)
-    if (ref.field !== '' && !columns.has(ref.field)) columns.set(ref.field, { type: null });
+  for (const ref of side.columns.fieldsOf(datasetId))
+    if (ref.field !== '' && !columns.has(ref.field) && side.columns.inputsOf(ref).length > 0)
+      columns.set(ref.field, { type: null });
   return columns;
 }
 
@@ -362,8 +367,8 @@ export async function previewDiff(
   for (const [p, q] of pairs) {
     const previewNode = datasetNodeId(P, p);
     const node = datasetNodeId(Q, q);
-    const before = columnsOf(productionFields.get(q) ?? null, production.columns.fieldsOf(q));
-    const after = columnsOf(previewFields.get(p) ?? null, side.columns.fieldsOf(p));
+    const before = columnsOf(productionFields.get(q) ?? null, production, q);
+    const after = columnsOf(previewFields.get(p) ?? null, side, p);
     const inputsAfter = (field: string) =>
       inputKeys(P, side.columns.inputsOf({ datasetId: p, field }), toProduction);
     const inputsBefore = (field: string) =>
