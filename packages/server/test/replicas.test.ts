@@ -189,6 +189,35 @@ describe.skipIf(postgres === undefined)('replicas on one PostgreSQL', () => {
     );
   });
 
+  it('previews live on the writer: a follower forwards their creation, events, reads and diff to it', async () => {
+    const a = await start();
+    const b = await start();
+    expect((await ready(a.url)).role).toBe('writer');
+    expect((await ready(b.url)).role).toBe('follower');
+    const json = { 'content-type': 'application/json' };
+    const created = await fetch(`${b.url}/api/v1/previews`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ name: 'pr-1', jobNamespace: 'db-pr-1', baseNamespace: 'db' }),
+    });
+    expect(created.status).toBe(201);
+    const runId = randomUUID();
+    const event = { ...runEvent(runId, 1), job: { namespace: 'db-pr-1', name: 'job-1' } };
+    const posted = await fetch(`${b.url}/api/v1/lineage`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify(event),
+    });
+    expect(posted.status).toBe(201);
+    for (const url of [a.url, b.url]) {
+      const job = await fetch(`${url}/api/v1/namespaces/db-pr-1/jobs/job-1?preview=pr-1`);
+      expect(job.status, `${url}: ${await job.clone().text()}`).toBe(200);
+      expect(((await job.json()) as { latestRun: { id: string } }).latestRun.id).toBe(runId);
+      expect((await fetch(`${url}/api/v1/namespaces/db-pr-1/jobs/job-1`)).status, url).toBe(404);
+      expect((await fetch(`${url}/api/v1/previews/pr-1/diff`)).status, url).toBe(200);
+    }
+  });
+
   it('elects one writer; followers serve reads of its commits and forward writes to it', async () => {
     const a = await start();
     const b = await start();

@@ -25,7 +25,7 @@ export interface PreviewHost {
 }
 
 /** What the preview routes need: the previews, and production's side of a diff. */
-export type PreviewRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph' | 'columnGraph'> & {
+export type PreviewRouteDeps = Pick<AppDeps, 'db' | 'state' | 'graph' | 'columnGraph' | 'replication'> & {
   readonly previews: PreviewHost | undefined;
 };
 
@@ -73,7 +73,8 @@ function registerPreviewRoutes(
   // A read with ?preview=NAME is the preview's: answered by its own routes, after this server's security hooks
   // (registered before this plugin) have checked the caller, and its answer goes out through them too.
   app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/api/')) return;
+    // A follower hands preview reads to the writer, which holds the previews (replica/forward.ts).
+    if (!request.url.startsWith('/api/') || deps.replication.role === 'follower') return;
     const name = previewOfUrl(request.url);
     if (name === undefined) return;
     if (request.method !== 'GET' && request.method !== 'HEAD')
