@@ -7,7 +7,8 @@ import type { Direction } from './api/types.js';
 
 const seg = encodeURIComponent;
 /** Query strings with node ids stay legible when pasted: `:` and `/` are safe in a query. */
-const readable = (search: URLSearchParams) => search.toString().replace(/%3A/g, ':').replace(/%2F/g, '/');
+export const readable = (search: URLSearchParams) =>
+  search.toString().replace(/%3A/g, ':').replace(/%2F/g, '/');
 
 export const paths = {
   home: () => '/',
@@ -49,6 +50,8 @@ export const paths = {
   /** Two runs compared; `from` the earlier. */
   runDiff: (from: string, to: string): string =>
     `/runs/compare?${readable(new URLSearchParams({ from, to }))}`,
+  /** A preview's lineage against production's: each change, its category and the consumers it reaches. */
+  preview: (name: string): string => `/previews/${seg(name)}`,
   /** The page of a lineage node id (`dataset:ns:name` / `job:ns:name`). */
   node: (nodeId: string): string => {
     const field = parseFieldNodeId(nodeId);

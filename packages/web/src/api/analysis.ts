@@ -24,6 +24,13 @@ export type {
   NumberChange,
 } from '../../../server/src/analysis/run-diff.js';
 export type { GraphDiffResult } from '../../../server/src/analysis/graph-diff.js';
+export type {
+  PreviewCategory,
+  PreviewChange,
+  PreviewConsumer,
+  PreviewDiff,
+  PreviewReason,
+} from '../../../server/src/analysis/preview-diff.js';
 export type { DeclaredLineageResult, JobComparison, JobEdge } from '../../../server/src/analysis/declared.js';
 export type {
   ChildDatasetJson,

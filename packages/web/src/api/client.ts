@@ -10,6 +10,7 @@ import type {
   LineageEventsBucket,
   LineageGraphJson,
   Namespace,
+  Preview,
   Run,
   SearchResult,
 } from './types.js';
@@ -17,12 +18,14 @@ import type { EventTimeAndType } from './activity.js';
 import { credentialRefused, currentToken, serverMessage } from './auth.js';
 import type { IncidentAction, IncidentFilter } from './incidents.js';
 import { withRedactedPlaceholders } from './redacted.js';
+import { apiPathIn, previewOf } from '../preview.js';
 import type {
   DatasetQualityJson,
   DeclaredLineageResult,
   GraphDiffResult,
   ImpactChange,
   ImpactResult,
+  PreviewDiff,
   RootCauseResult,
   RunChildrenJson,
   RunDiffResult,
@@ -52,7 +55,8 @@ const segment = encodeURIComponent;
 
 /**
  * GETs `path` under `/api/v1` of the server that served the page and returns the parsed JSON, signed with the
- * session's credential when there is one. A 401 refreshes an OIDC session once and sends the request again, or
+ * session's credential when there is one. While the explorer shows a preview (`?preview=` in its address), the
+ * read is the preview's (preview.ts, apiPathIn). A 401 refreshes an OIDC session once and sends the request again, or
  * ends the session (the explorer then shows its sign-in screen). Errors say what failed and what to do: the
  * server's own message when it answered, a hint to start it when it did not.
  */
@@ -74,7 +78,8 @@ async function requestJson<T>(
   body: unknown,
   signal: AbortSignal | undefined,
 ): Promise<T> {
-  const url = `/api/v1${path}`;
+  // Read from the address at each request: it is the one record of what the explorer shows.
+  const url = `/api/v1${apiPathIn(previewOf(location.search), method, path)}`;
   for (let retried = false; ; retried = true) {
     const token = await currentToken();
     let response: Response;
@@ -199,6 +204,12 @@ export const api = {
   /** A job's (and its child jobs') declared edges against those of their latest completed runs. */
   declaredLineage: (nodeId: string, signal?: AbortSignal) =>
     getJson<DeclaredLineageResult>(`/analysis/declared-lineage${query({ nodeId })}`, signal),
+  /** The previews: pull requests whose pipelines run apart from production; always production's list. */
+  previews: (signal?: AbortSignal) => getJson<{ previews: Preview[] }>('/previews', signal),
+  preview: (name: string, signal?: AbortSignal) => getJson<Preview>(`/previews/${segment(name)}`, signal),
+  /** A preview's lineage against production's: each change, its category and the consumers it reaches. */
+  previewDiff: (name: string, signal?: AbortSignal) =>
+    getJson<PreviewDiff>(`/previews/${segment(name)}/diff`, signal),
   /** Incidents newest first; `unresolved`: open or acknowledged. Empty when the server has no alerts configured. */
   incidents: (params: { status: IncidentFilter; limit?: number; offset?: number }, signal?: AbortSignal) =>
     getJson<{ incidents: Incident[]; totalCount: number }>(

@@ -22,6 +22,7 @@ export type {
   LineageEdgeJson as Edge,
   LineageGraphJson,
 } from '../../../server/src/api/schemas/lineage.js';
+export type { PreviewJson as Preview } from '../../../server/src/api/schemas/previews.js';
 export type { SearchResultJson as SearchResult } from '../../../server/src/api/schemas/search.js';
 export type {
   CountBucketJson as CountBucket,

@@ -3,6 +3,7 @@ import { api } from '../api/client.js';
 import type { GraphDiffResult } from '../api/analysis.js';
 import type { Direction, RunState } from '../api/types.js';
 import { formatDuration, formatTime } from '../format.js';
+import { AddedRemoved } from './AddedRemoved.js';
 import { FlippedAssertions } from './FlippedAssertions.js';
 import { TableHead } from './TableHead.js';
 import { useApi } from '../hooks/useApi.js';
@@ -48,19 +49,14 @@ function GraphDiff({ result }: { result: GraphDiffResult }) {
         {(nodes.added.length > 0 || nodes.removed.length > 0) && (
           <div>
             <h3>Nodes</h3>
-            <ul className="link-list" aria-label="Nodes added and removed">
-              {nodes.added.map((id) => (
-                <li key={`+${id}`}>
-                  <span className="diff-word diff-word--added">+ added</span>{' '}
-                  <Link to={paths.node(id)}>{nodeLabel(id)}</Link>
-                </li>
-              ))}
-              {nodes.removed.map((id) => (
-                <li key={`-${id}`}>
-                  <span className="diff-word diff-word--removed">− removed</span> {nodeLabel(id)}
-                </li>
-              ))}
-            </ul>
+            <AddedRemoved
+              label="Nodes added and removed"
+              added={nodes.added}
+              removed={nodes.removed}
+              show={(id, side) =>
+                side === 'added' ? <Link to={paths.node(id)}>{nodeLabel(id)}</Link> : nodeLabel(id)
+              }
+            />
           </div>
         )}
         {(edges.added.length > 0 || edges.removed.length > 0) && (
