@@ -317,6 +317,7 @@ describe.each(backends())('retention on the $name store', (backend) => {
       [nodePath('jobs', { namespace: NS, name: 'load' }), { asOf: BEFORE }],
       ['/api/v1/column-lineage', { nodeId: `dataset:${NS}:rep`, asOf: BEFORE }],
       ['/api/v1/analysis/graph-diff', { nodeId: `dataset:${NS}:rep`, from: BEFORE, to: day(4, '00:00:00') }],
+      ['/api/v1/compliance/journey', { nodeId: `dataset:${NS}:tbl`, from: BEFORE }],
     ] as const) {
       const { status, body } = await get(main.request, route, query);
       expect({ route, status }).toEqual({ route, status: 410 });

@@ -6,6 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { ClassificationSchema, classification } from '../analysis/classification.js';
+import { JourneySchema, journey } from '../analysis/journey.js';
+import { journeyCsv, journeyHtml, journeyMarkdown } from '../analysis/journey-render.js';
 import { ColumnPathsResultSchema, columnPaths } from '../analysis/column-paths.js';
 import { resolveAnalysisNode, type AnalysisSource, type AnalysisTime } from '../analysis/context.js';
 import { IMPACT_CHANGES, ImpactResultSchema, impact, type ImpactChange } from '../analysis/impact.js';
@@ -82,6 +84,97 @@ function registerAnalysisRoutes(
     }
     return { at: (await latestEventTime(deps.db)) ?? new Date() };
   };
+
+  app.get<{
+    Querystring: {
+      nodeId: string;
+      from?: string;
+      to?: string;
+      direction: 'downstream' | 'upstream';
+      depth: number;
+      tags?: string;
+      jurisdiction?: string[];
+      format: 'json' | 'markdown' | 'csv' | 'html';
+    };
+  }>(
+    '/api/v1/compliance/journey',
+    {
+      ...plainJson,
+      schema: {
+        tags: ['Compliance'],
+        summary:
+          'The data journey of a dataset or column over a window: each hop with the evidence that it happened',
+        description:
+          'A hop is there when a run within [from, to] read its source and wrote its target (a column hop also ' +
+          'needs column lineage between the two columns as of `to`). Each hop has the job between, its versions, ' +
+          'SQL and code locations in the window, the transformations (masking included), the runs that moved the ' +
+          'data (count, first, last, samples with the ids of the raw events that prove them) and whether it ' +
+          'crosses jurisdictions (`jurisdiction=PATTERN=NAME`, repeated, maps storage namespaces; `*` matches any ' +
+          'text). Each node has its owner periods over the window, the asked-for `tags` it carried at `to` and ' +
+          'its retention evidence (lifecycleStateChange facets). The report ends with its bounds and a SHA-256 of ' +
+          'its canonical JSON. `from` defaults to 90 days before `to`, `to` to the latest event; a `from` before ' +
+          'the retention horizon is 410. `format`: json, markdown, csv (one row per hop) or html (printable).',
+        querystring: {
+          type: 'object',
+          required: ['nodeId'],
+          properties: {
+            nodeId: nodeIdParam,
+            from: timeParam,
+            to: timeParam,
+            direction: { type: 'string', enum: ['downstream', 'upstream'], default: 'downstream' },
+            depth: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+            tags: { type: 'string', description: 'Comma-separated tags to report (pii,gdpr)' },
+            jurisdiction: {
+              type: 'array',
+              items: { type: 'string', pattern: '^[^=]+=[^=]+$' },
+              maxItems: 100,
+            },
+            format: { type: 'string', enum: ['json', 'markdown', 'csv', 'html'], default: 'json' },
+          },
+        },
+        response: responses(JourneySchema, 400, 404, 410),
+      },
+    },
+    async (request, reply) => {
+      const query = request.query;
+      const parsed = parseAnalysisNodeId(query.nodeId, false);
+      const start = resolveAnalysisNode(deps.state, parsed, deps.graph.aliases);
+      if (start.kind === 'job')
+        throw new HeadwaterError('INVALID_NODE_ID', 'A journey starts at a dataset or a column.');
+      const to =
+        query.to !== undefined ? new Date(query.to) : ((await latestEventTime(deps.db)) ?? new Date());
+      const from = query.from !== undefined ? new Date(query.from) : new Date(to.getTime() - 90 * 86_400_000);
+      if (from.getTime() > to.getTime())
+        throw new HeadwaterError(
+          'BAD_REQUEST',
+          `from ${from.toISOString()} is after to ${to.toISOString()}.`,
+        );
+      await assertRetained(deps.db, from, 'from');
+      const report = await journey(
+        { db: deps.db, state: deps.state, columns: deps.columnGraph },
+        {
+          start,
+          from,
+          to,
+          direction: query.direction,
+          depth: query.depth,
+          tags: (query.tags ?? '')
+            .split(',')
+            .map((tag) => tag.trim())
+            .filter((tag) => tag !== ''),
+          jurisdictions: (query.jurisdiction ?? []).map((entry) => {
+            const at = entry.indexOf('=');
+            return { pattern: entry.slice(0, at), jurisdiction: entry.slice(at + 1) };
+          }),
+        },
+      );
+      if (query.format === 'markdown')
+        return reply.type('text/markdown; charset=utf-8').send(journeyMarkdown(report));
+      if (query.format === 'csv') return reply.type('text/csv; charset=utf-8').send(journeyCsv(report));
+      if (query.format === 'html') return reply.type('text/html; charset=utf-8').send(journeyHtml(report));
+      return report;
+    },
+  );
 
   app.get<{ Querystring: { tag: string } }>(
     '/api/v1/compliance/classified',

@@ -20,6 +20,8 @@ Usage:
   headwater root-cause NODE [--at TIME] [--json] [--url URL]
   headwater impact NODE [--change latest|removed|typeChanged|none] [--fail-on breaking|any] [--json] [--url URL]
   headwater classified TAG [--fail-on coarse|any] [--json] [--url URL]
+  headwater journey NODE [--from TIME --to TIME] [--direction downstream|upstream] [--tags pii]
+                    [--jurisdiction PATTERN=NAME]... [--format markdown|json|csv|html] [--url URL]
   headwater schema-diff DATASET [--from VERSION --to VERSION] [--json] [--url URL]
   headwater diff RUN_A RUN_B | NODE --from TIME [--to TIME] [--json] [--url URL]
   headwater declared JOB [--at TIME] [--fail-on any] [--json] [--url URL]
@@ -87,6 +89,10 @@ const commands: Record<string, () => Promise<Command>> = {
   declared: async () => {
     const m = await import('./declared.js');
     return { run: (args) => m.declaredCommand(args), help: m.declaredHelp };
+  },
+  journey: async () => {
+    const m = await import('./journey.js');
+    return { run: (args) => m.journeyCommand(args), help: m.journeyHelp };
   },
   preview: async () => {
     const m = await import('./preview.js');

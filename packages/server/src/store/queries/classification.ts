@@ -16,18 +16,20 @@ export interface TagSeed {
  * Every dataset and field carrying `tag`, in any case (the tag routes store names in capitals, as Marquez does):
  * tags put on through the API, and entries of each dataset's latest
  * `tags` facet whose key is the tag (a value of `false`, `no` or `0` says it does not hold) or whose
- * `key:value` is. A facet entry with a `field` tags that field.
+ * `key:value` is. A facet entry with a `field` tags that field. With `at`: as they were then.
  */
-export function taggedSeeds(db: Queryable, tag: string): Promise<TagSeed[]> {
+export function taggedSeeds(db: Queryable, tag: string, at?: Date): Promise<TagSeed[]> {
   return db.query<TagSeed>(
     `SELECT dataset_id AS "datasetId", NULL::text AS field, 'api' AS source, tagged_at AS since
-       FROM dataset_tags WHERE lower(tag) = lower($1)
+       FROM dataset_tags WHERE lower(tag) = lower($1) AND ($2::timestamptz IS NULL OR tagged_at <= $2)
      UNION ALL
-     SELECT dataset_id, field, 'api', tagged_at FROM dataset_field_tags WHERE lower(tag) = lower($1)
+     SELECT dataset_id, field, 'api', tagged_at FROM dataset_field_tags
+      WHERE lower(tag) = lower($1) AND ($2::timestamptz IS NULL OR tagged_at <= $2)
      UNION ALL
      SELECT latest.dataset_id, entry->>'field', 'facet', latest.event_time
        FROM (SELECT DISTINCT ON (dataset_id) dataset_id, facet, event_time FROM dataset_facets
-             WHERE name = 'tags' ORDER BY dataset_id, event_time DESC, hash DESC) latest
+             WHERE name = 'tags' AND ($2::timestamptz IS NULL OR event_time <= $2)
+             ORDER BY dataset_id, event_time DESC, hash DESC) latest
        CROSS JOIN LATERAL jsonb_array_elements(
          CASE WHEN jsonb_typeof(latest.facet->'tags') = 'array' THEN latest.facet->'tags' ELSE '[]'::jsonb END
        ) AS entry
@@ -36,6 +38,6 @@ export function taggedSeeds(db: Queryable, tag: string): Promise<TagSeed[]> {
              AND coalesce(lower(entry->>'value'), '') NOT IN ('false', 'no', '0')
              OR lower((entry->>'key') || ':' || coalesce(entry->>'value', '')) = lower($1))
      ORDER BY 1, 2 NULLS FIRST, 3`,
-    [tag],
+    [tag, at?.toISOString() ?? null],
   );
 }

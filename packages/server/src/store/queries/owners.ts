@@ -6,6 +6,8 @@
  * names.
  */
 import type { Queryable } from '../db.js';
+import { facetsAsOf } from './history.js';
+import { datasetFacetsInWindow } from './journey.js';
 
 /** One owner: a name (`team:finance`, `jane@acme.com`) and, when given, its type (`MAINTAINER`). */
 export interface Owner {
@@ -133,4 +135,60 @@ export async function declareOwners(
     `INSERT INTO owner_declarations (kind, node_id, owners, declared_at, declared_by) VALUES ($1, $2, $3::jsonb, $4, $5)`,
     [kind, id, JSON.stringify(owners), at, by],
   );
+}
+
+/** Who owned a node from `from` until `to` (or the next period's `from`). */
+export interface OwnerPeriod {
+  readonly from: Date;
+  readonly owners: Owner[];
+}
+
+/**
+ * Each dataset's owners over [`from`, `to`]: the owners in force at `from` (the ownership facet the events had
+ * given by then, and the declaration in force), then a period each time either changed within the window.
+ * Consecutive periods always differ.
+ */
+export async function ownerPeriods(
+  db: Queryable,
+  ids: readonly number[],
+  from: Date,
+  to: Date,
+): Promise<Map<number, OwnerPeriod[]>> {
+  const result = new Map<number, OwnerPeriod[]>();
+  if (ids.length === 0) return result;
+  const [atStart, facetChanges, declared] = await Promise.all([
+    facetsAsOf<number>(db, 'dataset', ids, from, ['ownership']),
+    datasetFacetsInWindow(db, ids, ['ownership'], new Date(from.getTime() + 1), to),
+    db.query<{ id: number; owners: Owner[]; declaredAt: Date }>(
+      `SELECT node_id AS id, owners, declared_at AS "declaredAt" FROM owner_declarations
+       WHERE kind = 'dataset' AND node_id = ANY($1::int[]) AND declared_at <= $2
+       ORDER BY node_id, declared_at, id`,
+      [ids, to.toISOString()],
+    ),
+  ]);
+  for (const id of ids) {
+    let reported = facetOwners(atStart.get(id)?.ownership) ?? [];
+    const declarations = declared.filter((row) => row.id === id);
+    let declaredNow = declarations.filter((row) => row.declaredAt <= from).at(-1)?.owners ?? [];
+    const changes = [
+      ...facetChanges
+        .filter((row) => row.datasetId === id)
+        .map((row) => ({ at: row.at, reported: facetOwners(row.facet) ?? [] })),
+      ...declarations
+        .filter((row) => row.declaredAt > from)
+        .map((row) => ({ at: row.declaredAt, declared: row.owners })),
+    ].sort((a, b) => a.at.getTime() - b.at.getTime());
+    const periods: OwnerPeriod[] = [{ from, owners: merged(reported, declaredNow) }];
+    for (const change of changes) {
+      if ('reported' in change) reported = change.reported;
+      else declaredNow = change.declared;
+      const owners = merged(reported, declaredNow);
+      const last = periods.at(-1)!;
+      if (JSON.stringify(last.owners) === JSON.stringify(owners)) continue;
+      if (last.from.getTime() === change.at.getTime()) periods.pop();
+      periods.push({ from: change.at, owners });
+    }
+    result.set(id, periods);
+  }
+  return result;
 }
