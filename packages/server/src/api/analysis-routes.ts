@@ -7,6 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { ClassificationSchema, classification } from '../analysis/classification.js';
 import { JourneySchema, journey } from '../analysis/journey.js';
+import { PoliciesSchema, PolicyReportSchema, checkPolicies, type Policies } from '../analysis/policies.js';
+import { parseJsonBody } from './json-body.js';
 import { journeyCsv, journeyHtml, journeyMarkdown } from '../analysis/journey-render.js';
 import { ColumnPathsResultSchema, columnPaths } from '../analysis/column-paths.js';
 import { resolveAnalysisNode, type AnalysisSource, type AnalysisTime } from '../analysis/context.js';
@@ -174,6 +176,28 @@ function registerAnalysisRoutes(
       if (query.format === 'html') return reply.type('text/html; charset=utf-8').send(journeyHtml(report));
       return report;
     },
+  );
+
+  app.post<{ Body: Policies }>(
+    '/api/v1/compliance/policies/check',
+    {
+      ...plainJson,
+      // A question about the lineage, not a change to it: readers may ask.
+      config: { access: 'read' },
+      preValidation: parseJsonBody,
+      schema: {
+        tags: ['Compliance'],
+        summary: 'Check policies on where a tag reaches and who reads it (headwater policy check -f FILE)',
+        description:
+          '`neverReaches`: the tag reaches no dataset whose storage namespace (or namespace:name) matches a ' +
+          'pattern (`*` any text); masking stops a tag, so this reads "unless masked"; a coarse reach (a job ' +
+          'without column lineage) breaks it unless `allowCoarse`. `readersNeedTag`: every job reading a dataset ' +
+          'the tag reaches carries this tag (tag routes or a tags facet). Checked against the lineage now.',
+        body: PoliciesSchema,
+        response: responses(PolicyReportSchema, 400),
+      },
+    },
+    (request) => checkPolicies(source, request.body.policies),
   );
 
   app.get<{ Querystring: { tag: string } }>(

@@ -20,6 +20,7 @@ Usage:
   headwater root-cause NODE [--at TIME] [--json] [--url URL]
   headwater impact NODE [--change latest|removed|typeChanged|none] [--fail-on breaking|any] [--json] [--url URL]
   headwater classified TAG [--fail-on coarse|any] [--json] [--url URL]
+  headwater policy check -f policies.yaml [--fail-on any] [--json] [--url URL]
   headwater journey NODE [--from TIME --to TIME] [--direction downstream|upstream] [--tags pii]
                     [--jurisdiction PATTERN=NAME]... [--format markdown|json|csv|html] [--url URL]
   headwater schema-diff DATASET [--from VERSION --to VERSION] [--json] [--url URL]
@@ -89,6 +90,10 @@ const commands: Record<string, () => Promise<Command>> = {
   declared: async () => {
     const m = await import('./declared.js');
     return { run: (args) => m.declaredCommand(args), help: m.declaredHelp };
+  },
+  policy: async () => {
+    const m = await import('./policy.js');
+    return { run: (args) => m.policyCommand(args), help: m.policyHelp };
   },
   journey: async () => {
     const m = await import('./journey.js');

@@ -48,7 +48,7 @@ export const commonOptions = {
 } as const;
 
 /** A string flag of a command; `multiple` ones may be given more than once (`--map A=B --map C=D`). */
-export type StringOptions = Record<string, { type: 'string'; multiple?: true }>;
+export type StringOptions = Record<string, { type: 'string'; multiple?: true; short?: string }>;
 
 /** What a command's body gets: its flags, positional arguments, the server URL and where to write. */
 export interface CommandContext {
