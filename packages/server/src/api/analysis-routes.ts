@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { ClassificationSchema, classification } from '../analysis/classification.js';
 import { JourneySchema, journey } from '../analysis/journey.js';
+import { ModelsSchema, models } from '../analysis/models.js';
 import { PoliciesSchema, PolicyReportSchema, checkPolicies, type Policies } from '../analysis/policies.js';
 import { parseJsonBody } from './json-body.js';
 import { journeyCsv, journeyHtml, journeyMarkdown } from '../analysis/journey-render.js';
@@ -87,6 +88,60 @@ function registerAnalysisRoutes(
     return { at: (await latestEventTime(deps.db)) ?? new Date() };
   };
 
+  /** A journey's window: `to` defaults to the latest event, `from` to 90 days before; 410 before the horizon. */
+  const journeyWindow = async (fromText: string | undefined, toText: string | undefined) => {
+    const to = toText !== undefined ? new Date(toText) : ((await latestEventTime(deps.db)) ?? new Date());
+    const from = fromText !== undefined ? new Date(fromText) : new Date(to.getTime() - 90 * 86_400_000);
+    if (from.getTime() > to.getTime())
+      throw new HeadwaterError('BAD_REQUEST', `from ${from.toISOString()} is after to ${to.toISOString()}.`);
+    await assertRetained(deps.db, from, 'from');
+    return { from, to };
+  };
+
+  app.get<{ Querystring: { from?: string; to?: string; served?: boolean; tainted?: boolean } }>(
+    '/api/v1/compliance/models',
+    {
+      ...plainJson,
+      schema: {
+        tags: ['Compliance'],
+        summary: 'ML models: who trained and serves each, and the bad or erased data it was trained on',
+        description:
+          'A model is a dataset whose datasetType facet says MODEL; its training runs wrote it, its serving jobs ' +
+          'read it. `tainted` lists the datasets on its upstream journey over [from, to] with an assertion that ' +
+          'failed in the window (bad) or a lifecycleStateChange DROP or TRUNCATE (erased). `served=true` keeps ' +
+          'the served models, `tainted=true` those trained on bad or erased data: both together answer "which ' +
+          'served models were trained on data that was bad or has been erased?". The window defaults as the ' +
+          "journey's does.",
+        querystring: {
+          type: 'object',
+          properties: {
+            from: timeParam,
+            to: timeParam,
+            served: { type: 'boolean' },
+            tainted: { type: 'boolean' },
+          },
+        },
+        response: responses(ModelsSchema, 400, 410),
+      },
+    },
+    async (request) => {
+      const { from, to } = await journeyWindow(request.query.from, request.query.to);
+      const answer = await models(
+        { db: deps.db, state: deps.state, columns: deps.columnGraph, graph: deps.graph },
+        { from, to },
+      );
+      const { served, tainted } = request.query;
+      return {
+        ...answer,
+        models: answer.models.filter(
+          (model) =>
+            (served === undefined || served === model.servedBy.length > 0) &&
+            (tainted === undefined || tainted === model.tainted.length > 0),
+        ),
+      };
+    },
+  );
+
   app.get<{
     Querystring: {
       nodeId: string;
@@ -143,15 +198,7 @@ function registerAnalysisRoutes(
       const start = resolveAnalysisNode(deps.state, parsed, deps.graph.aliases);
       if (start.kind === 'job')
         throw new HeadwaterError('INVALID_NODE_ID', 'A journey starts at a dataset or a column.');
-      const to =
-        query.to !== undefined ? new Date(query.to) : ((await latestEventTime(deps.db)) ?? new Date());
-      const from = query.from !== undefined ? new Date(query.from) : new Date(to.getTime() - 90 * 86_400_000);
-      if (from.getTime() > to.getTime())
-        throw new HeadwaterError(
-          'BAD_REQUEST',
-          `from ${from.toISOString()} is after to ${to.toISOString()}.`,
-        );
-      await assertRetained(deps.db, from, 'from');
+      const { from, to } = await journeyWindow(query.from, query.to);
       const report = await journey(
         { db: deps.db, state: deps.state, columns: deps.columnGraph },
         {

@@ -136,3 +136,43 @@ export function datasetFacetsInWindow(
     [datasetIds, from.toISOString(), to.toISOString(), names],
   );
 }
+
+/** The datasets whose latest `datasetType` facet says they are a MODEL (an ML model, as the spec names it). */
+export async function modelDatasets(db: Queryable): Promise<number[]> {
+  const rows = await db.query<{ id: number }>(
+    `SELECT id FROM (
+       SELECT DISTINCT ON (dataset_id) dataset_id AS id, facet FROM dataset_facets
+       WHERE name = 'datasetType' ORDER BY dataset_id, event_time DESC, hash DESC) latest
+     WHERE upper(latest.facet->>'datasetType') = 'MODEL' AND latest.facet->'_deleted' IS DISTINCT FROM 'true'::jsonb
+     ORDER BY id`,
+  );
+  return rows.map((row) => row.id);
+}
+
+/** An assertion that failed on a dataset within a window: its first failure there, and how many runs failed it. */
+export interface FailedAssertion {
+  readonly datasetId: number;
+  readonly assertion: string;
+  readonly column: string;
+  readonly firstAt: Date;
+  readonly runs: number;
+}
+
+/** The assertions that failed on `datasetIds` within [`from`, `to`] (a skipped check is no failure). */
+export function failedAssertionsBetween(
+  db: Queryable,
+  datasetIds: readonly number[],
+  from: Date,
+  to: Date,
+): Promise<FailedAssertion[]> {
+  if (datasetIds.length === 0) return Promise.resolve([]);
+  return db.query<FailedAssertion>(
+    `SELECT dataset_id AS "datasetId", assertion, column_name AS column, min(event_time) AS "firstAt",
+            count(DISTINCT run_uuid)::int AS runs
+     FROM dq_assertions
+     WHERE dataset_id = ANY($1::int[]) AND NOT success AND NOT skipped AND event_time >= $2 AND event_time <= $3
+     GROUP BY dataset_id, identity, assertion, column_name
+     ORDER BY dataset_id, min(event_time), assertion, column_name`,
+    [datasetIds, from.toISOString(), to.toISOString()],
+  );
+}
