@@ -67,7 +67,15 @@ export function shortName(name: string): string {
  */
 export function formatOwners(facets: Record<string, unknown> | null | undefined): string {
   const owners = (facets?.ownership as { owners?: { name?: string; type?: string }[] } | undefined)?.owners;
-  const named = (Array.isArray(owners) ? owners : []).filter((o) => typeof o?.name === 'string');
-  if (named.length === 0) return '—';
-  return named.map((o) => `${o.name}${o.type ? ` (${o.type.toLowerCase()})` : ''}`).join(', ');
+  return formatOwnerList(
+    (Array.isArray(owners) ? owners : []).filter(
+      (o): o is { name: string; type?: string } => typeof o?.name === 'string',
+    ),
+  );
+}
+
+/** Owners as `team:data (team), ana`; `—` when there are none. */
+export function formatOwnerList(owners: readonly { name: string; type?: string | null }[]): string {
+  if (owners.length === 0) return '—';
+  return owners.map((o) => `${o.name}${o.type ? ` (${o.type.toLowerCase()})` : ''}`).join(', ');
 }

@@ -13,6 +13,9 @@ export const readable = (search: URLSearchParams) =>
 export const paths = {
   home: () => '/',
   dataset: (namespace: string, name: string) => `/datasets/${seg(namespace)}/${seg(name)}`,
+  /** A dataset's journey (or, with `column`, one column's): where its data went in a window, and the proof. */
+  datasetJourney: (namespace: string, name: string, column?: string): string =>
+    `${paths.dataset(namespace, name)}/journey${column === undefined ? '' : `?${readable(new URLSearchParams({ column }))}`}`,
   job: (namespace: string, name: string) => `/jobs/${seg(namespace)}/${seg(name)}`,
   run: (id: string) => `/runs/${seg(id)}`,
   /** A parent run's child runs as a graph; `select` a child run id or a dataset node id. */

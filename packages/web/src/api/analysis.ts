@@ -48,3 +48,4 @@ export type {
   RunQualityJson,
   StatisticsJson,
 } from '../../../server/src/analysis/quality.js';
+export type { JourneyHop, JourneyJson, JourneyNode } from '../../../server/src/analysis/journey.js';

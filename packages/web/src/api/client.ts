@@ -29,9 +29,11 @@ import type {
   RootCauseResult,
   RunChildrenJson,
   RunDiffResult,
+  JourneyJson,
   RunQualityJson,
   SchemaDiffResult,
 } from './analysis.js';
+import { journeyQuery, type JourneyFormat, type JourneyParams } from './journey.js';
 
 /** Why a request to the server did not give data; `status` is 0 when the server could not be reached. */
 export class ApiError extends Error {
@@ -61,7 +63,15 @@ const segment = encodeURIComponent;
  * server's own message when it answered, a hint to start it when it did not.
  */
 export function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
-  return requestJson<T>('GET', path, undefined, signal);
+  return request('GET', path, undefined, signal).then((response) => response.json() as Promise<T>);
+}
+
+/**
+ * GETs `path` under `/api/v1` as text (a report the server renders: markdown, CSV, HTML), signed, refreshed and
+ * reported as {@link getJson} does.
+ */
+export function getText(path: string, signal?: AbortSignal): Promise<string> {
+  return request('GET', path, undefined, signal).then((response) => response.text());
 }
 
 /**
@@ -69,15 +79,16 @@ export function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
  * as {@link getJson} does. A refusal keeps the server's status (409: the thing changed meanwhile) on the ApiError.
  */
 export function postJson<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
-  return requestJson<T>('POST', path, body, signal);
+  return request('POST', path, body, signal).then((response) => response.json() as Promise<T>);
 }
 
-async function requestJson<T>(
+/** The server's successful response to `method path`, or the ApiError that says why there is none. */
+async function request(
   method: 'GET' | 'POST',
   path: string,
   body: unknown,
   signal: AbortSignal | undefined,
-): Promise<T> {
+): Promise<Response> {
   // Read from the address at each request: it is the one record of what the explorer shows.
   const url = `/api/v1${apiPathIn(previewOf(location.search), method, path)}`;
   for (let retried = false; ; retried = true) {
@@ -103,7 +114,7 @@ async function requestJson<T>(
         { cause: error },
       );
     }
-    if (response.ok) return (await response.json()) as T;
+    if (response.ok) return response;
     const message = await serverMessage(response);
     // A page left while its answer was read: nothing to report, and no reason to end the session.
     signal?.throwIfAborted();
@@ -201,6 +212,12 @@ export const api = {
     params: { nodeId: string; from: string; to?: string; depth: number; direction: Direction },
     signal?: AbortSignal,
   ) => getJson<GraphDiffResult>(`/analysis/graph-diff${query(params)}`, signal),
+  /** Where a dataset's or column's data went (or came from) in a window, with the runs that prove each hop. */
+  journey: (params: JourneyParams, signal?: AbortSignal) =>
+    getJson<JourneyJson>(`/compliance/journey${journeyQuery(params)}`, signal),
+  /** The same journey as the server renders it for an auditor: markdown, CSV, printable HTML (or JSON text). */
+  journeyReport: (params: JourneyParams, format: JourneyFormat, signal?: AbortSignal) =>
+    getText(`/compliance/journey${journeyQuery(params, format)}`, signal),
   /** A job's (and its child jobs') declared edges against those of their latest completed runs. */
   declaredLineage: (nodeId: string, signal?: AbortSignal) =>
     getJson<DeclaredLineageResult>(`/analysis/declared-lineage${query({ nodeId })}`, signal),

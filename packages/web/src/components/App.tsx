@@ -80,6 +80,7 @@ export function App() {
               <Route path="/" element={<HomePage />} />
               <Route path="/lineage" element={<LineagePage />} />
               <Route path="/datasets/:namespace/:name" element={<DatasetPage />} />
+              <Route path="/datasets/:namespace/:name/journey" element={<DatasetPage tab="journey" />} />
               <Route path="/jobs/:namespace/:name" element={<JobPage />} />
               <Route path="/impact" element={<ImpactPage />} />
               <Route path="/runs/compare" element={<RunDiffPage />} />

@@ -4,6 +4,7 @@ import { REDACTED } from '../api/redacted.js';
 import type { Dataset, JobNode, LineageGraphResponse } from '../api/types.js';
 import { FacetsViewer } from '../components/FacetsViewer.js';
 import { HealthBadges } from '../components/HealthBadges.js';
+import { DatasetJourney } from '../components/DatasetJourney.js';
 import { DatasetQuality } from '../components/DatasetQuality.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { RootCauses } from '../components/RootCause.js';
@@ -14,8 +15,14 @@ import { useApi, type ApiState } from '../hooks/useApi.js';
 import { useRootCauses } from '../hooks/useRootCauses.js';
 import { datasetNodeId, fromParam, paths } from '../paths.js';
 
-/** `/datasets/:namespace/:name`: schema, owners, versions with a schema diff, quality, facets, jobs. */
-export function DatasetPage() {
+/** The dataset page's tabs: `overview` at `/datasets/:namespace/:name`, `journey` at `…/journey`. */
+export type DatasetTab = 'overview' | 'journey';
+
+/**
+ * `/datasets/:namespace/:name`: schema, owners, versions with a schema diff, quality, facets, jobs; its Journey tab
+ * (`/journey`) where the dataset's or a column's data went in a window.
+ */
+export function DatasetPage({ tab = 'overview' }: { tab?: DatasetTab }) {
   const params = useParams();
   const namespace = fromParam(params.namespace);
   const name = fromParam(params.name);
@@ -23,7 +30,27 @@ export function DatasetPage() {
   const dataset = useApi(`dataset:${nodeId}`, (signal) => api.dataset(namespace, name, signal));
   return (
     <Async state={dataset} what="the dataset" notFound={`No dataset ${name} in namespace ${namespace}.`}>
-      {(data) => <DatasetView dataset={data} nodeId={nodeId} />}
+      {(data) => (
+        <div className="page">
+          <PageHeader kind={`Dataset · ${data.type}`} name={name} namespace={namespace} nodeId={nodeId} />
+          <nav className="tabs" aria-label="Dataset views">
+            <Link to={paths.dataset(namespace, name)} aria-current={tab === 'overview' ? 'page' : undefined}>
+              Overview
+            </Link>
+            <Link
+              to={paths.datasetJourney(namespace, name)}
+              aria-current={tab === 'journey' ? 'page' : undefined}
+            >
+              Journey
+            </Link>
+          </nav>
+          {tab === 'journey' ? (
+            <DatasetJourney nodeId={nodeId} fields={data.fields.map((field) => field.name)} />
+          ) : (
+            <DatasetView dataset={data} nodeId={nodeId} />
+          )}
+        </div>
+      )}
     </Async>
   );
 }
@@ -50,8 +77,7 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
   const documentation = (facets.documentation as { description?: string } | undefined)?.description;
 
   return (
-    <div className="page">
-      <PageHeader kind={`Dataset · ${dataset.type}`} name={name} namespace={namespace} nodeId={nodeId} />
+    <>
       <HealthBadges nodeIds={[nodeId, lineageId]} what="dataset" />
       <RootCauses state={rootCause} />
       <div className="two-columns">
@@ -123,6 +149,7 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
                 <th>Description</th>
                 <th>Tags</th>
                 <th>Impact</th>
+                <th>Journey</th>
               </tr>
             </thead>
             <tbody>
@@ -139,6 +166,15 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
                       aria-label={`Impact of removing ${f.name}`}
                     >
                       if removed
+                    </Link>
+                  </td>
+                  <td>
+                    <Link
+                      className="small"
+                      to={paths.datasetJourney(namespace, name, f.name)}
+                      aria-label={`Journey of ${f.name}`}
+                    >
+                      journey
                     </Link>
                   </td>
                 </tr>
@@ -160,7 +196,7 @@ function DatasetView({ dataset, nodeId }: { dataset: Dataset; nodeId: string }) 
         <h2>Facets</h2>
         <FacetsViewer facets={facets} label="dataset facets" />
       </section>
-    </div>
+    </>
   );
 }
 

@@ -5,6 +5,7 @@ import type { ImpactChange, ImpactLevel, ImpactResult } from '../api/analysis.js
 import { impactCommandLine, impactCsv } from '../api/impact-export.js';
 import { TableHead } from '../components/TableHead.js';
 import { Async, Empty } from '../components/States.js';
+import { download } from '../download.js';
 import { useApi } from '../hooks/useApi.js';
 import { nodeLabel, paths } from '../paths.js';
 
@@ -66,15 +67,6 @@ export function ImpactPage() {
       </Async>
     </div>
   );
-}
-
-function download(name: string, type: string, text: string) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 function ImpactView({ result }: { result: ImpactResult }) {

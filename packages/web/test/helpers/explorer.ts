@@ -44,3 +44,14 @@ export async function openExplorer(
     },
   };
 }
+
+/** Posts `events` to the server's batch endpoint, failing the test with the server's answer unless it takes them. */
+export async function ingestEvents(serverUrl: string, events: readonly unknown[]): Promise<void> {
+  const response = await fetch(`${serverUrl}/api/v1/lineage/batch`, {
+    method: 'POST',
+    body: JSON.stringify(events),
+    headers: { 'content-type': 'application/json' },
+  });
+  if (response.status !== 200)
+    throw new Error(`POST /api/v1/lineage/batch answered ${response.status}: ${await response.text()}`);
+}
