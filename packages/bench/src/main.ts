@@ -9,6 +9,7 @@ import { runAnalysisQueries } from './analysis-bench.js';
 import { runBatchIngest } from './batch-ingest.js';
 import { formatGrowthTable, parseGrowthOptions, runGrowth } from './growth-bench.js';
 import { formatReplicaTable, parseReplicaOptions, runReplicas } from './replica-bench.js';
+import { formatJourneyTable, journeyUsage, parseJourneyOptions, runJourney } from './journey-bench.js';
 import { formatPreviewsTable, parsePreviewsOptions, previewsUsage, runPreviews } from './previews-bench.js';
 import { formatStreamsTable, parseStreamsOptions, runStreams } from './streams-bench.js';
 import {
@@ -69,6 +70,32 @@ async function main(argv: string[]): Promise<number> {
     const points = await runReplicas(parseReplicaOptions(argv.slice(1), process.env));
     process.stdout.write(`${formatReplicaTable(points)}\n\n${JSON.stringify({ replicas: points })}\n`);
     return 0;
+  }
+  if (argv[0] === 'journey') {
+    let journey: ReturnType<typeof parseJourneyOptions>;
+    try {
+      journey = parseJourneyOptions(argv.slice(1), process.env);
+    } catch (error) {
+      if (!(error instanceof BenchUsageError)) throw error;
+      process.stderr.write(`bench: ${error.message}\n\n${journeyUsage}\n`);
+      return 2;
+    }
+    if (!journey) {
+      process.stdout.write(`${journeyUsage}\n`);
+      return 0;
+    }
+    const machine = machineInfo();
+    process.stdout.write(
+      `Headwater journey benchmark, ${new Date().toISOString()}\n` +
+        `machine: ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}, load average ` +
+        `${machine.loadAverageAtStart} at start\nserver: ${sourceState()}\n\n`,
+    );
+    const results = await runJourney(journey);
+    const loadAverageAtEnd = Number((os.loadavg()[0] ?? 0).toFixed(2));
+    process.stdout.write(
+      `${formatJourneyTable(results)}\n\n${JSON.stringify({ journey: results, machine: { ...machine, loadAverageAtEnd } })}\n`,
+    );
+    return results.every((result) => result.ok) ? 0 : 1;
   }
   if (argv[0] === 'previews') {
     let previews: ReturnType<typeof parsePreviewsOptions>;
