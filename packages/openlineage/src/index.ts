@@ -108,8 +108,10 @@ export type {
   UndeliveredReason,
 } from './client.js';
 export { createClient } from './client.js';
-export type { ReplayReport, SpoolOptions, SpoolWriter } from './spool.js';
-export { createSpoolWriter, replaySpool } from './spool.js';
+export type { BackoffPolicy, Random } from './backoff.js';
+export { backoffCeilingMs, backoffDelayMs, retryDelayMs, sleep, untilAborted } from './backoff.js';
+export type { ReplayReport, SpoolOptions, SpoolQueue, SpoolQueueOptions, SpoolWriter } from './spool.js';
+export { createSpoolWriter, openSpoolQueue, replaySpool } from './spool.js';
 export type { RunReference, TrackOptions, TrackedJob, TrackedRun } from './track.js';
 export { currentRun, track } from './track.js';
 export * from './naming.js';

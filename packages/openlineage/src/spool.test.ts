@@ -51,3 +51,26 @@ describe('spool', () => {
     expect(await blocked.write([event('a')])).toBe(false);
   });
 });
+
+describe('the spool file', () => {
+  it('keeps the order of writes made together, and keeps a line torn by a crash off the next event', async () => {
+    const file = path.join(dir, 'spool.ndjson');
+    await writeFile(file, '{"eventType":"START","torn');
+    const writer = createSpoolWriter({ path: file });
+    const written = await Promise.all(['a', 'b', 'c'].map((name) => writer.write([event(name)])));
+    expect(written).toEqual([true, true, true]);
+    const transport = createInMemoryTransport();
+    expect(await replaySpool(file, transport)).toEqual({ sent: 3, requeued: 0, invalid: 1 });
+    expect(transport.runEvents().map((e) => e.job.name)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('counts what is already in the file, and what is being written, against maxBytes', async () => {
+    const file = path.join(dir, 'bounded.ndjson');
+    const size = Buffer.byteLength(`${JSON.stringify(event('a'))}\n`);
+    await writeFile(file, `${JSON.stringify(event('a'))}\n`);
+    const writer = createSpoolWriter({ path: file, maxBytes: size * 3 });
+    const written = await Promise.all(['b', 'c', 'd'].map((name) => writer.write([event(name)])));
+    expect(written).toEqual([true, true, false]);
+    expect((await readFile(file, 'utf8')).trimEnd().split('\n')).toHaveLength(3);
+  });
+});

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { retryDelayMs, sleep as abortableSleep } from '../backoff.js';
 import type { OpenLineageEvent } from '../generated/model.js';
 import type { BatchEmitResult, EmitResult, Transport } from './transport.js';
 import { SUCCESS, safeEmit, safeEmitBatch } from './transport.js';
@@ -53,18 +54,7 @@ export interface RetryOptions {
   readonly onRetry?: (attempt: RetryAttempt) => void;
 }
 
-const defaultSleep: Sleep = (ms, signal) =>
-  new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    timer.unref();
-    signal.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
+const defaultSleep: Sleep = abortableSleep;
 
 /**
  * Wraps a transport so `retryable` results are retried with exponential back-off and jitter, honouring
@@ -92,9 +82,7 @@ export function withRetry(transport: Transport, options: RetryOptions = {}): Tra
   /** The wait before retry `attempt`, or undefined to give up now. */
   const delayFor = (attempt: number, retryAfterMs: number | undefined): number | undefined => {
     if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) return undefined;
-    const exponential = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-    const jittered = exponential / 2 + (random() * exponential) / 2;
-    return Math.max(jittered, retryAfterMs ?? 0);
+    return retryDelayMs(attempt, { baseDelayMs, maxDelayMs }, { retryAfterMs, random });
   };
 
   const wait = async (attempt: number, result: { error: Error; retryAfterMs?: number }): Promise<boolean> => {

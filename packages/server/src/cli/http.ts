@@ -3,6 +3,7 @@
  * how they talk to its HTTP API. They use the public API only, never the store, so they work against any
  * Headwater (or Marquez-compatible batch) server, local or remote.
  */
+import { backoffDelayMs, type BackoffPolicy } from '../core/backoff.js';
 
 /** Where a command writes. Tests pass their own; the CLI passes the process's streams. */
 export interface CommandIo {
@@ -153,8 +154,16 @@ export type BatchOutcome =
   /** Any other error status, after retries for 503. */
   | { readonly kind: 'rejected'; readonly message: string };
 
-/** Delays before each retry of a batch the server answered 503 (shutting down, store unavailable). */
-const RETRY_DELAYS_MS = [500, 1_000, 2_000];
+/** Retries of a request the server answered 503 (shutting down, store unavailable), and the waits before them. */
+const RETRIES_OF_503 = 3;
+const BACKOFF_OF_503: Required<BackoffPolicy> = { baseDelayMs: 500, maxDelayMs: 2_000 };
+
+/**
+ * Waits before retry `attempt` of a 503. The timer holds the process (unlike core/backoff.ts's `sleep`): a
+ * command waiting for its answer has nothing else keeping it alive.
+ */
+const waitBefore503Retry = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, backoffDelayMs(attempt, BACKOFF_OF_503)));
 
 /**
  * Sends events (each one line of JSON text) to POST /api/v1/lineage/batch as NDJSON. NDJSON lets the caller
@@ -190,9 +199,8 @@ export async function postBatch(baseUrl: string, lines: readonly string[]): Prom
     }
     const message = await errorMessageOf(response);
     if (response.status === 413) return { kind: 'too-large', message };
-    const delay = RETRY_DELAYS_MS[attempt];
-    if (response.status !== 503 || delay === undefined) return { kind: 'rejected', message };
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    if (response.status !== 503 || attempt >= RETRIES_OF_503) return { kind: 'rejected', message };
+    await waitBefore503Retry(attempt + 1);
   }
 }
 
@@ -212,9 +220,8 @@ async function postEvent(baseUrl: string, line: string): Promise<string | undefi
       return undefined;
     }
     const message = await errorMessageOf(response);
-    const delay = RETRY_DELAYS_MS[attempt];
-    if (response.status !== 503 || delay === undefined) return message;
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    if (response.status !== 503 || attempt >= RETRIES_OF_503) return message;
+    await waitBefore503Retry(attempt + 1);
   }
 }
 

@@ -1,12 +1,21 @@
 /**
  * Exponential back-off with jitter and a cap, for anything in the server that tries again: incident delivery,
- * stream sinks, store reconnects. Pure functions over an attempt number, plus an abortable sleep, so that a caller
- * which keeps its attempts in a table (an outbox) computes the same delays as one that loops in memory.
+ * stream sinks and ingest, store probes and reconnects, the embedded PostgreSQL's restarts, the CLI's requests.
+ * Pure functions over an attempt number, plus abortable waits, so that a caller which keeps its attempts in a
+ * table (an outbox) computes the same delays as one that loops in memory.
  *
- * The delay before retry n is `min(maxDelayMs, baseDelayMs * 2^(n-1))`, drawn uniformly from its upper half
- * ("equal jitter", as the client package's retrying transport does): callers that failed together spread out,
- * yet no retry comes sooner than half the nominal delay. A server's `Retry-After` is a floor, never shortened.
+ * The algorithm is the client package's (`@headwater/openlineage`, whose retrying transport uses it too): this
+ * module only adds the server's defaults and the check of a configured policy. A loop whose policy differs says
+ * so with its own {@link BackoffPolicy}, never with arithmetic of its own.
  */
+import {
+  backoffCeilingMs as ceilingOf,
+  backoffDelayMs as delayOf,
+  retryDelayMs as retryDelayOf,
+  type Random,
+} from '@headwater/openlineage';
+
+export { sleep, untilAborted, type Random } from '@headwater/openlineage';
 
 /** How long to wait between attempts. */
 export interface BackoffPolicy {
@@ -21,9 +30,6 @@ export interface BackoffPolicy {
    */
   readonly maxDelayMs?: number;
 }
-
-/** Random source in [0, 1), injected in tests. */
-export type Random = () => number;
 
 const DEFAULT_BASE_DELAY_MS = 1000;
 const DEFAULT_MAX_DELAY_MS = 300_000;
@@ -55,11 +61,7 @@ export function checkBackoffPolicy(
  * @example backoffCeilingMs(3, { baseDelayMs: 1000, maxDelayMs: 60000 }) // 4000
  */
 export function backoffCeilingMs(attempt: number, policy: BackoffPolicy = {}): number {
-  const { baseDelayMs, maxDelayMs } = checkBackoffPolicy(policy);
-  const exponent = Math.max(0, Math.floor(attempt) - 1);
-  // 2 ** 1100 is Infinity and Math.min handles it, but stop early so a huge attempt count stays cheap and exact.
-  if (exponent >= 53) return maxDelayMs;
-  return Math.min(maxDelayMs, baseDelayMs * 2 ** exponent);
+  return ceilingOf(attempt, checkBackoffPolicy(policy));
 }
 
 /**
@@ -71,8 +73,7 @@ export function backoffDelayMs(
   policy: BackoffPolicy = {},
   random: Random = Math.random,
 ): number {
-  const ceiling = backoffCeilingMs(attempt, policy);
-  return ceiling / 2 + (random() * ceiling) / 2;
+  return delayOf(attempt, checkBackoffPolicy(policy), random);
 }
 
 /**
@@ -84,25 +85,5 @@ export function retryDelayMs(
   policy: BackoffPolicy = {},
   options: { readonly retryAfterMs?: number | undefined; readonly random?: Random } = {},
 ): number {
-  const delay = backoffDelayMs(attempt, policy, options.random);
-  const asked = options.retryAfterMs;
-  return asked !== undefined && Number.isFinite(asked) && asked > delay ? asked : delay;
-}
-
-/**
- * Waits `ms`, or less when `signal` aborts (it then resolves, never rejects: the caller checks `signal.aborted`).
- * The timer does not keep the process alive, so a pending back-off never delays shutdown.
- */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, Math.max(0, ms));
-    timer.unref();
-    signal?.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
+  return retryDelayOf(attempt, checkBackoffPolicy(policy), options);
 }

@@ -1,3 +1,4 @@
+import { backoffCeilingMs, backoffDelayMs, checkBackoffPolicy, type BackoffPolicy } from '../core/backoff.js';
 import { HeadwaterError } from '../core/errors.js';
 
 /**
@@ -73,9 +74,9 @@ export interface StoreHealthOptions {
   readonly probe: () => Promise<void>;
   /** Told each change of availability (for the log). */
   readonly onChange?: (status: StoreStatus, error?: unknown) => void;
-  /** First wait between probes. @default 200 */
+  /** First wait between probes, before jitter (core/backoff.ts); each failed probe doubles it. @default 200 */
   readonly minBackoffMs?: number;
-  /** Longest wait between probes. @default 5000 */
+  /** Longest wait between probes, before jitter. @default 5000 */
   readonly maxBackoffMs?: number;
 }
 
@@ -88,10 +89,10 @@ export interface StoreHealthOptions {
 export class StoreHealth {
   readonly #probe: () => Promise<void>;
   readonly #onChange: (status: StoreStatus, error?: unknown) => void;
-  readonly #minBackoffMs: number;
-  readonly #maxBackoffMs: number;
+  readonly #backoff: Required<BackoffPolicy>;
   #down: { reason: string; since: number } | undefined;
-  #backoffMs: number;
+  /** Probes tried since the store went down, counting the one scheduled: 1 for the first. */
+  #attempt = 1;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
   readonly #recovered: (() => void)[] = [];
@@ -99,9 +100,10 @@ export class StoreHealth {
   constructor(options: StoreHealthOptions) {
     this.#probe = options.probe;
     this.#onChange = options.onChange ?? (() => undefined);
-    this.#minBackoffMs = options.minBackoffMs ?? 200;
-    this.#maxBackoffMs = options.maxBackoffMs ?? 5000;
-    this.#backoffMs = this.#minBackoffMs;
+    this.#backoff = checkBackoffPolicy(
+      { baseDelayMs: options.minBackoffMs ?? 200, maxDelayMs: options.maxBackoffMs ?? 5000 },
+      'store health (minBackoffMs, maxBackoffMs)',
+    );
   }
 
   /** The current status. */
@@ -118,9 +120,9 @@ export class StoreHealth {
     return this.#down === undefined;
   }
 
-  /** Seconds a client should wait before retrying: the probe interval, at least 1. */
+  /** Seconds a client should wait before retrying: the probe interval before jitter, at least 1. */
   get retryAfterSeconds(): number {
-    return Math.max(1, Math.ceil(this.#backoffMs / 1000));
+    return Math.max(1, Math.ceil(backoffCeilingMs(this.#attempt, this.#backoff) / 1000));
   }
 
   /** Registers a listener called each time the store becomes available again. */
@@ -133,7 +135,7 @@ export class StoreHealth {
     if (this.#closed) return;
     if (this.#down) return;
     this.#down = { reason: describe(error), since: Date.now() };
-    this.#backoffMs = this.#minBackoffMs;
+    this.#attempt = 1;
     this.#onChange(this.status, error);
     this.#schedule();
   }
@@ -157,7 +159,7 @@ export class StoreHealth {
 
   #schedule(): void {
     if (this.#closed) return;
-    this.#timer = setTimeout(() => void this.#tryProbe(), this.#backoffMs);
+    this.#timer = setTimeout(() => void this.#tryProbe(), backoffDelayMs(this.#attempt, this.#backoff));
     this.#timer.unref();
   }
 
@@ -166,13 +168,13 @@ export class StoreHealth {
       await this.#probe();
     } catch (error) {
       if (this.#down) this.#down = { ...this.#down, reason: describe(error) };
-      this.#backoffMs = Math.min(this.#maxBackoffMs, this.#backoffMs * 2);
+      this.#attempt++;
       this.#schedule();
       return;
     }
     if (this.#closed) return;
     this.#down = undefined;
-    this.#backoffMs = this.#minBackoffMs;
+    this.#attempt = 1;
     this.#onChange(this.status);
     for (const listener of this.#recovered) listener();
   }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { CopyTextParser, type TextRow } from './copy-text.js';
+import { backoffDelayMs, sleep, type BackoffPolicy } from '../core/backoff.js';
 import { HeadwaterError } from '../core/errors.js';
 import { startEmbeddedWorker } from './embedded-db.js';
 import {
@@ -79,6 +80,12 @@ export interface Db extends Queryable {
 const INT8_OID = 20;
 /** Key of the advisory lock held by the one writing server of a PostgreSQL database. */
 export const WRITER_LOCK_KEY = 0x4857_5452; // 'HWTR'
+
+/**
+ * Waits between attempts to open a LISTEN connection again: soon after a blip, yet no more than every 5 s
+ * while PostgreSQL is away (what was notified meanwhile is looked for once it listens again).
+ */
+export const LISTEN_RECONNECT_BACKOFF: Required<BackoffPolicy> = { baseDelayMs: 200, maxDelayMs: 5_000 };
 
 /** The engine of the embedded store: PostgreSQL from npm-installed binaries, or PGlite (PostgreSQL in WASM). */
 export type EmbeddedEngine = 'postgres' | 'pglite';
@@ -473,7 +480,9 @@ export async function openPostgresDb(
     listen(channel, listener) {
       let client: pg.Client | undefined;
       let stopped = false;
-      let delay = 200;
+      const stopping = new AbortController();
+      /** Connections refused in a row; a listening connection starts the count again. */
+      let failures = 0;
       const connect = async (): Promise<void> => {
         while (!stopped && !closed) {
           const next = new pg.Client(connection);
@@ -494,20 +503,20 @@ export async function openPostgresDb(
               return;
             }
             client = next;
-            delay = 200;
+            failures = 0;
             // What was sent while nobody listened is lost: the listener looks for itself.
             listener();
             return;
           } catch {
             await next.end().catch(() => undefined);
-            await new Promise((resolve) => setTimeout(resolve, delay));
-            delay = Math.min(delay * 2, 5_000);
+            await sleep(backoffDelayMs(++failures, LISTEN_RECONNECT_BACKOFF), stopping.signal);
           }
         }
       };
       void connect();
       return async () => {
         stopped = true;
+        stopping.abort();
         await client?.end().catch(() => undefined);
       };
     },

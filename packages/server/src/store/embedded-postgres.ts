@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { backoffDelayMs, type BackoffPolicy } from '../core/backoff.js';
 import { HeadwaterError } from '../core/errors.js';
 
 const run = promisify(execFile);
@@ -53,6 +54,8 @@ export interface EmbeddedPostgres {
 /** The database user and database the embedded server is created with. */
 const USER = 'headwater';
 const DATABASE = 'postgres';
+/** Waits before starting a crashed embedded PostgreSQL again: half a second at first, at most 10 s. */
+const RESTART_BACKOFF: Required<BackoffPolicy> = { baseDelayMs: 500, maxDelayMs: 10_000 };
 /** Longest socket path the platforms take (sun_path is 104 bytes on macOS, 108 on Linux). */
 const MAX_SOCKET_PATH = 100;
 
@@ -109,7 +112,8 @@ export async function startEmbeddedPostgres(
 
   let child: ChildProcess | undefined;
   let stopping = false;
-  let restartDelay = 500;
+  /** Restarts since it was last ready: each waits longer, so a server that cannot start is not spun. */
+  let restarts = 0;
   let restartTimer: NodeJS.Timeout | undefined;
   const recent: string[] = [];
 
@@ -140,6 +144,7 @@ export async function startEmbeddedPostgres(
       if (child !== started) return;
       child = undefined;
       if (stopping) return;
+      const restartDelay = Math.round(backoffDelayMs(++restarts, RESTART_BACKOFF));
       log.warn(
         `embedded PostgreSQL exited (${signal ?? `code ${code}`}); starting it again in ${restartDelay} ms`,
       );
@@ -149,13 +154,12 @@ export async function startEmbeddedPostgres(
         child = launch();
         void waitReady(url, child, 600_000).then(
           () => {
-            restartDelay = 500;
+            restarts = 0;
             log.info('embedded PostgreSQL is back');
           },
           () => undefined,
         );
       }, restartDelay);
-      restartDelay = Math.min(restartDelay * 2, 10_000);
     });
     return started;
   };

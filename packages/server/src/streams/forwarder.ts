@@ -2,18 +2,19 @@ import path from 'node:path';
 import {
   createTransportFromConfig,
   OpenLineageConfigError,
+  openSpoolQueue,
   safeEmitBatch,
   type OpenLineageEvent,
+  type SpoolQueue,
   type Transport,
 } from '@headwater/openlineage';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { readConfigFile } from '../core/config-reader.js';
+import { backoffDelayMs, checkBackoffPolicy, sleep } from '../core/backoff.js';
 import { HeadwaterError } from '../core/errors.js';
 import { createArchiveSink } from './archive-sink.js';
-import { sleep } from './abortable.js';
 import type { StreamLogger } from './kafka-ingest.js';
 import { createRouter, type EventMatch, type Route } from './routing.js';
-import { openSpool, type Spool } from './spool.js';
 
 /** The sinks-and-routes file of the proxy (and of `serve --forward-config`), validated. */
 export interface ForwardConfig {
@@ -197,9 +198,12 @@ export interface ForwarderOptions {
   readonly log: StreamLogger;
   /** Most events sent to a sink at once. @default 500 */
   readonly batchSize?: number;
-  /** First back-off after a failed delivery; doubles to `maxBackoffMs`. @default 200 */
+  /**
+   * First back-off after a failed delivery, before jitter (core/backoff.ts); doubles to `maxBackoffMs`, and
+   * starts again after a delivery that settled the whole batch. @default 200
+   */
   readonly baseBackoffMs?: number;
-  /** @default 30000 */
+  /** The longest back-off, before jitter. @default 30000 */
   readonly maxBackoffMs?: number;
   /** Prefix of the metric names. @default 'headwater_forward' */
   readonly metricPrefix?: string;
@@ -256,15 +260,17 @@ function createSinks(config: ForwardConfig): Map<string, Transport> {
 export function createForwarder(config: ForwardConfig, options: ForwarderOptions): Forwarder {
   const { log } = options;
   const batchSize = options.batchSize ?? 500;
-  const baseBackoffMs = options.baseBackoffMs ?? 200;
-  const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  const backoff = checkBackoffPolicy(
+    { baseDelayMs: options.baseBackoffMs ?? 200, maxDelayMs: options.maxBackoffMs ?? 30_000 },
+    'forwarder (baseBackoffMs, maxBackoffMs)',
+  );
   const prefix = options.metricPrefix ?? 'headwater_forward';
   const transports = createSinks(config);
   const names = [...transports.keys()];
-  const spools = new Map<string, Spool>(
+  const spools = new Map<string, SpoolQueue>(
     names.map((name) => [
       name,
-      openSpool({ dir: path.join(config.spoolDir, name), maxBytes: config.maxSpoolBytesPerSink }),
+      openSpoolQueue({ dir: path.join(config.spoolDir, name), maxBytes: config.maxSpoolBytesPerSink }),
     ]),
   );
   const route = createRouter(config.routes, names);
@@ -332,8 +338,9 @@ export function createForwarder(config: ForwardConfig, options: ForwarderOptions
   const stopping = new AbortController();
   const loops: Promise<void>[] = [];
 
-  async function deliver(sink: string, transport: Transport, spool: Spool): Promise<void> {
-    let backoffMs = baseBackoffMs;
+  async function deliver(sink: string, transport: Transport, spool: SpoolQueue): Promise<void> {
+    /** Deliveries in a row that left events in the spool. */
+    let failed = 0;
     while (!stopping.signal.aborted) {
       await spool.waitForData(stopping.signal);
       if (stopping.signal.aborted) return;
@@ -361,14 +368,13 @@ export function createForwarder(config: ForwardConfig, options: ForwarderOptions
       if (settled > 0) await spool.ack(settled);
       if (settled < texts.length) {
         failures.inc({ sink });
-        if (backoffMs === baseBackoffMs)
+        if (failed === 0)
           log.warn(
             { sink, err: 'error' in result ? result.error : undefined },
             'sink unavailable; retrying with back-off',
           );
-        await sleep(backoffMs, stopping.signal);
-        backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
-      } else backoffMs = baseBackoffMs;
+        await sleep(backoffDelayMs(++failed, backoff), stopping.signal);
+      } else failed = 0;
     }
   }
 

@@ -8,9 +8,9 @@ import {
   type MessagesStream,
 } from '@platformatic/kafka';
 import type { KafkaConnectionOptions } from '@headwater/openlineage';
+import { checkBackoffPolicy, retryDelayMs, sleep, untilAborted } from '../core/backoff.js';
 import { HeadwaterError } from '../core/errors.js';
 import type { EventOutcome, IncomingEvent, IngestFrontDoor } from '../accept/front-door.js';
-import { untilAborted, sleep } from './abortable.js';
 
 /** Where the consumer reports what it does (a pino logger fits). */
 export interface StreamLogger {
@@ -32,7 +32,11 @@ export interface KafkaIngestOptions {
   readonly maxBatchMessages?: number;
   /** Batches submitted before the first of them is committed. @default 4 */
   readonly maxBatchesInFlight?: number;
-  /** First wait before a batch the store could not take is tried again; doubles up to 10 s. @default 250 */
+  /**
+   * First wait before a batch the store could not take is tried again, before jitter (core/backoff.ts); doubles
+   * up to 10 s, and starts again with the next batch. A longer `Retry-After` of the store is waited, up to 10 s.
+   * @default 250
+   */
   readonly retryDelayMs?: number;
   /** Where a group with no committed offset starts. @default 'earliest' */
   readonly startFrom?: 'earliest' | 'latest';
@@ -94,6 +98,8 @@ type RawMessage = Message<Buffer, Buffer, Buffer, Buffer>;
 
 /** Most bytes of a reason kept in a header. */
 const MAX_REASON_BYTES = 8 * 1024;
+/** The longest wait before a batch is tried again, and the longest `Retry-After` of the store honoured. */
+const MAX_RETRY_DELAY_MS = 10_000;
 
 /** Reads a message as the event it carries; one that is not JSON is invalid. */
 function decode(
@@ -198,7 +204,11 @@ async function checkConnection(connection: KafkaConnectionOptions, topics: reado
 export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
   const maxBatch = options.maxBatchMessages ?? 1000;
   const maxInFlight = options.maxBatchesInFlight ?? 4;
-  const firstDelayMs = options.retryDelayMs ?? 250;
+  const baseDelayMs = options.retryDelayMs ?? 250;
+  const backoff = checkBackoffPolicy(
+    { baseDelayMs, maxDelayMs: Math.max(baseDelayMs, MAX_RETRY_DELAY_MS) },
+    'Kafka ingest (retryDelayMs)',
+  );
   const { log, frontDoor } = options;
   const stats: KafkaIngestStats = {
     consumed: 0,
@@ -275,11 +285,11 @@ export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
    */
   async function settle(batch: readonly RawMessage[]): Promise<boolean> {
     let open = batch.map((message) => ({ message, incoming: decode(message) }));
-    let delayMs = firstDelayMs;
-    while (open.length > 0) {
+    for (let attempt = 1; open.length > 0; attempt++) {
       const outcomes = await frontDoor.submit(open.map(({ incoming }) => incoming));
       const retry: typeof open = [];
-      let waitMs = 0;
+      /** The longest wait the store asked for, if any did. */
+      let retryAfterMs: number | undefined;
       for (let i = 0; i < open.length; i++) {
         const outcome = outcomes[i]!;
         const item = open[i]!;
@@ -287,7 +297,10 @@ export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
         else if (outcome.status === 'duplicate') stats.duplicates++;
         else if (outcome.status === 'unavailable') {
           retry.push(item);
-          waitMs = Math.max(waitMs, delayMs, Math.min(outcome.retryAfterSeconds * 1000, 10_000));
+          retryAfterMs = Math.max(
+            retryAfterMs ?? 0,
+            Math.min(outcome.retryAfterSeconds * 1000, MAX_RETRY_DELAY_MS),
+          );
         } else {
           try {
             await deadLetter(item.message, outcome);
@@ -297,7 +310,6 @@ export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
               `cannot write to the dead-letter topic ${options.deadLetterTopic}; retrying`,
             );
             retry.push(item);
-            waitMs = Math.max(waitMs, delayMs);
           }
         }
       }
@@ -309,9 +321,8 @@ export function createKafkaIngest(options: KafkaIngestOptions): KafkaIngest {
         stream?.pause();
         log.warn({ waiting: open.length }, 'Kafka ingest paused: the store cannot take events now');
       }
-      await sleep(waitMs, stopping.signal);
+      await sleep(retryDelayMs(attempt, backoff, { retryAfterMs }), stopping.signal);
       if (stopping.signal.aborted) return false;
-      delayMs = Math.min(delayMs * 2, 10_000);
     }
     if (stats.paused) {
       stats.paused = false;
