@@ -52,6 +52,10 @@ interface RunSpec {
   readonly sql?: string;
   readonly state?: 'COMPLETE' | 'FAIL';
   readonly jobFacets?: Record<string, unknown>;
+  /** The output's rowCount (outputStatistics). */
+  readonly rows?: number;
+  /** Dataset-level lineage: [input dataset, field, INDIRECT subtype]. */
+  readonly whole?: readonly (readonly [string, string, string])[];
 }
 function run(spec: RunSpec): unknown {
   minute++;
@@ -75,7 +79,29 @@ function run(spec: RunSpec): unknown {
           {
             namespace: WAREHOUSE,
             name: spec.output.name,
-            facets: { schema: schema(spec.output.columns), columnLineage: lineage(spec.output.lineage) },
+            facets: {
+              schema: schema(spec.output.columns),
+              columnLineage: {
+                ...lineage(spec.output.lineage),
+                ...(spec.whole
+                  ? {
+                      dataset: spec.whole.map(([name, field, subtype]) => ({
+                        namespace: WAREHOUSE,
+                        name,
+                        field,
+                        transformations: [{ type: 'INDIRECT', subtype }],
+                      })),
+                    }
+                  : {}),
+              },
+            },
+            ...(spec.rows === undefined
+              ? {}
+              : {
+                  outputFacets: {
+                    outputStatistics: facet('OutputStatisticsOutputDatasetFacet', { rowCount: spec.rows }),
+                  },
+                }),
           },
         ]
       : [],
@@ -396,5 +422,95 @@ describe.each(backends())('previews ($name)', (backend) => {
     expect((await t.request('/api/v1/namespaces/etl-short/jobs/j?preview=short-lived')).status).toBe(404);
     // Its events went nowhere else.
     expect((await t.request('/api/v1/namespaces/etl-short/jobs/j')).status).toBe(404);
+  });
+
+  it('tells a column derived otherwise, rows kept otherwise (dataset-level lineage), row-count drift and a failed run', async () => {
+    const production2 = [
+      run({
+        namespace: 'etl2',
+        job: 'warehouse2.a',
+        inputs: ['raw.orders'],
+        rows: 1000,
+        whole: [['raw.orders', 'status', 'FILTER']],
+        output: {
+          name: 'warehouse2.a',
+          columns: { x: 'numeric' },
+          lineage: { x: [['raw.orders', 'amount']] },
+        },
+      }),
+      run({
+        namespace: 'etl2',
+        job: 'warehouse2.b',
+        inputs: ['raw.orders'],
+        output: { name: 'warehouse2.b', columns: { y: 'int' }, lineage: { y: [['raw.orders', 'id']] } },
+      }),
+      run({
+        namespace: 'dashboards2',
+        job: 'report',
+        inputs: ['warehouse2.a', 'warehouse2.b'],
+        output: {
+          name: 'reports.two',
+          columns: { x: 'numeric', y: 'int' },
+          lineage: { x: [['warehouse2.a', 'x']], y: [['warehouse2.b', 'y']] },
+        },
+      }),
+    ];
+    expect((await post('/api/v1/lineage/batch', production2)).status).toBe(200);
+    expect(
+      (
+        await post('/api/v1/previews', {
+          name: 'pr-11',
+          jobNamespace: 'etl2-pr-11',
+          baseNamespace: 'etl2',
+          mappings: [{ from: { name: 'pr_11.*' }, to: { name: 'warehouse2.*' } }],
+        })
+      ).status,
+    ).toBe(201);
+    const preview = [
+      // x now from `note`; grouped instead of filtered; twice the rows.
+      run({
+        namespace: 'etl2-pr-11',
+        job: 'warehouse2.a',
+        inputs: ['raw.orders'],
+        rows: 2000,
+        whole: [['raw.orders', 'country', 'GROUP_BY']],
+        output: { name: 'pr_11.a', columns: { x: 'numeric' }, lineage: { x: [['raw.orders', 'note']] } },
+      }),
+      // b's run failed: its output is told by the failure, not column by column.
+      run({
+        namespace: 'etl2-pr-11',
+        job: 'warehouse2.b',
+        inputs: ['raw.orders'],
+        state: 'FAIL',
+        output: { name: 'pr_11.b', columns: {}, lineage: {} },
+      }),
+    ];
+    expect((await post('/api/v1/lineage/batch', preview)).status).toBe(200);
+    const diff = await json<Diff>('/api/v1/previews/pr-11/diff');
+    const reasons = diff.changes.map((change) => [change.category, change.reason, change.column]);
+    expect(reasons).toEqual(
+      expect.arrayContaining([
+        ['partial', 'column-redefined', 'x'],
+        ['breaking', 'rows-changed', null],
+        ['breaking', 'run-failed', null],
+        ['non-breaking', 'row-count-drift', null],
+      ]),
+    );
+    const find = (reason: string) => diff.changes.find((change) => change.reason === reason)!;
+    expect(find('row-count-drift')).toMatchObject({ from: '1000', to: '2000' });
+    expect(find('run-failed')).toMatchObject({
+      node: 'job:etl2:warehouse2.b',
+      from: 'COMPLETED',
+      to: 'FAILED',
+    });
+    expect(find('run-failed').consumers.map((consumer) => consumer.nodeId)).toContain(
+      'job:dashboards2:report',
+    );
+    expect(find('column-redefined').consumers.map((consumer) => consumer.nodeId)).toContain(
+      'job:dashboards2:report',
+    );
+    expect(find('rows-changed').node).toBe('job:etl2:warehouse2.a');
+    // Nothing about b's columns: the failure says it.
+    expect(diff.changes.filter((change) => change.node === `dataset:${WAREHOUSE}:warehouse2.b`)).toEqual([]);
   });
 });

@@ -189,6 +189,34 @@ describe.skipIf(postgres === undefined)('replicas on one PostgreSQL', () => {
     );
   });
 
+  it('a journey has the same SHA-256 on the writer and on a follower', async () => {
+    const a = await start();
+    const b = await start();
+    const runIds = [randomUUID(), randomUUID(), randomUUID()];
+    for (const [index, runId] of runIds.entries()) {
+      const response = await fetch(`${a.url}/api/v1/lineage`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          ...runEvent(runId, index * 5),
+          inputs: [{ namespace: 'db', name: 'source0' }],
+        }),
+      });
+      expect(response.status).toBe(201);
+    }
+    await until('the follower to show the commits', async () =>
+      (await servesAll(b.url, runIds)) ? true : undefined,
+    );
+    const path = `/api/v1/compliance/journey?nodeId=dataset:db:source0&from=2024-12-01T00:00:00Z&to=2025-02-01T00:00:00Z`;
+    const [writer, follower] = await Promise.all(
+      [a.url, b.url].map(
+        async (url) => (await (await fetch(`${url}${path}`)).json()) as { hops: unknown[]; sha256: string },
+      ),
+    );
+    expect(writer.hops).toHaveLength(3);
+    expect(follower.sha256).toBe(writer.sha256);
+  });
+
   it('previews live on the writer: a follower forwards their creation, events, reads and diff to it', async () => {
     const a = await start();
     const b = await start();

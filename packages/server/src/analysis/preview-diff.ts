@@ -337,8 +337,44 @@ export async function previewDiff(
   }
 
   // Each dataset both sides have that the preview writes: its columns, their lineage, its rows.
+  // Each job both sides have: its SQL and its last run (read before the datasets: a dataset that only a failed
+  // preview run wrote is told by that failure, not compared column by column).
+  const pairedJobs = [...jobPairs].filter((pair): pair is [number, number] => pair[1] !== undefined);
+  const [previewSql, productionSql, previewRuns, productionRuns] = await Promise.all([
+    latestFacets<number>(
+      side.db,
+      'job',
+      pairedJobs.map(([id]) => id),
+      ['sql'],
+    ),
+    latestFacets<number>(
+      production.db,
+      'job',
+      pairedJobs.map(([, id]) => id),
+      ['sql'],
+    ),
+    latestRunsOfJobs(
+      side.db,
+      pairedJobs.map(([id]) => id),
+      1,
+    ),
+    latestRunsOfJobs(
+      production.db,
+      pairedJobs.map(([, id]) => id),
+      1,
+    ),
+  ]);
+  const failedInPreview = new Set(
+    pairedJobs.filter(([p]) => previewRuns.get(p)?.[0]?.state === 'FAILED').map(([p]) => p),
+  );
+  const writtenOnlyByFailed = (datasetId: number) => {
+    const writers = side.graph.jobsOf(datasetId, 1);
+    return writers.length > 0 && writers.every((job) => failedInPreview.has(job));
+  };
+
   const pairs = [...datasetPairs].filter(
-    (pair): pair is [number, number] => pair[1] !== undefined && written.has(pair[0]),
+    (pair): pair is [number, number] =>
+      pair[1] !== undefined && written.has(pair[0]) && !writtenOnlyByFailed(pair[0]),
   );
   const [previewRecords, productionRecords, previewCounts, productionCounts] = await Promise.all([
     findDatasets(
@@ -498,32 +534,7 @@ export async function previewDiff(
       });
   }
 
-  // Each job both sides have: its SQL, the rows it keeps (dataset-level lineage too), and its last run.
-  const pairedJobs = [...jobPairs].filter((pair): pair is [number, number] => pair[1] !== undefined);
-  const [previewSql, productionSql, previewRuns, productionRuns] = await Promise.all([
-    latestFacets<number>(
-      side.db,
-      'job',
-      pairedJobs.map(([id]) => id),
-      ['sql'],
-    ),
-    latestFacets<number>(
-      production.db,
-      'job',
-      pairedJobs.map(([, id]) => id),
-      ['sql'],
-    ),
-    latestRunsOfJobs(
-      side.db,
-      pairedJobs.map(([id]) => id),
-      1,
-    ),
-    latestRunsOfJobs(
-      production.db,
-      pairedJobs.map(([, id]) => id),
-      1,
-    ),
-  ]);
+  // Each paired job: the rows it keeps (dataset-level lineage, SQL) and its last run.
   for (const [p, q] of pairedJobs) {
     const node = jobNodeId(Q, q);
     const previewNode = jobNodeId(P, p);
