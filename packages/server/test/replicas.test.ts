@@ -213,8 +213,8 @@ describe.skipIf(postgres === undefined)('replicas on one PostgreSQL', () => {
         async (url) => (await (await fetch(`${url}${path}`)).json()) as { hops: unknown[]; sha256: string },
       ),
     );
-    expect(writer.hops).toHaveLength(3);
-    expect(follower.sha256).toBe(writer.sha256);
+    expect(writer!.hops).toHaveLength(3);
+    expect(follower!.sha256).toBe(writer!.sha256);
   });
 
   it('previews live on the writer: a follower forwards their creation, events, reads and diff to it', async () => {
