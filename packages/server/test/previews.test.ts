@@ -430,6 +430,9 @@ describe.each(backends())('previews ($name)', (backend) => {
         namespace: 'etl2',
         job: 'warehouse2.a',
         inputs: ['raw.orders'],
+        jobFacets: {
+          sourceCode: facet('SourceCodeJobFacet', { language: 'python', sourceCode: 'df.filter(status)' }),
+        },
         rows: 1000,
         whole: [['raw.orders', 'status', 'FILTER']],
         output: {
@@ -472,6 +475,9 @@ describe.each(backends())('previews ($name)', (backend) => {
         namespace: 'etl2-pr-11',
         job: 'warehouse2.a',
         inputs: ['raw.orders'],
+        jobFacets: {
+          sourceCode: facet('SourceCodeJobFacet', { language: 'python', sourceCode: 'df.groupBy(country)' }),
+        },
         rows: 2000,
         whole: [['raw.orders', 'country', 'GROUP_BY']],
         output: { name: 'pr_11.a', columns: { x: 'numeric' }, lineage: { x: [['raw.orders', 'note']] } },
@@ -494,6 +500,7 @@ describe.each(backends())('previews ($name)', (backend) => {
         ['breaking', 'rows-changed', null],
         ['breaking', 'run-failed', null],
         ['non-breaking', 'row-count-drift', null],
+        ['non-breaking', 'code-changed', null],
       ]),
     );
     const find = (reason: string) => diff.changes.find((change) => change.reason === reason)!;

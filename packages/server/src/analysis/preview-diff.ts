@@ -46,6 +46,7 @@ export const PREVIEW_REASONS = [
   'sql-changed',
   'run-failed',
   'row-count-drift',
+  'code-changed',
 ] as const;
 export type PreviewReason = (typeof PREVIEW_REASONS)[number];
 
@@ -340,18 +341,18 @@ export async function previewDiff(
   // Each job both sides have: its SQL and its last run (read before the datasets: a dataset that only a failed
   // preview run wrote is told by that failure, not compared column by column).
   const pairedJobs = [...jobPairs].filter((pair): pair is [number, number] => pair[1] !== undefined);
-  const [previewSql, productionSql, previewRuns, productionRuns] = await Promise.all([
+  const [previewJobFacets, productionJobFacets, previewRuns, productionRuns] = await Promise.all([
     latestFacets<number>(
       side.db,
       'job',
       pairedJobs.map(([id]) => id),
-      ['sql'],
+      ['sql', 'sourceCode'],
     ),
     latestFacets<number>(
       production.db,
       'job',
       pairedJobs.map(([, id]) => id),
-      ['sql'],
+      ['sql', 'sourceCode'],
     ),
     latestRunsOfJobs(
       side.db,
@@ -574,8 +575,8 @@ export async function previewDiff(
       });
       continue;
     }
-    const sqlAfter = (previewSql.get(p)?.sql as { query?: unknown } | undefined)?.query;
-    const sqlBefore = (productionSql.get(q)?.sql as { query?: unknown } | undefined)?.query;
+    const sqlAfter = (previewJobFacets.get(p)?.sql as { query?: unknown } | undefined)?.query;
+    const sqlBefore = (productionJobFacets.get(q)?.sql as { query?: unknown } | undefined)?.query;
     // Dataset-level lineage (filters, joins, group-bys as the producer reports them), in production's names.
     const indirect = (ds: DiffSide, state: ReadModel, ids: readonly number[], map: NameMap) =>
       ids
@@ -589,6 +590,25 @@ export async function previewDiff(
       typeof sqlAfter === 'string' && typeof sqlBefore === 'string'
         ? compareSql(sqlBefore, sqlAfter, renameInSql)
         : 'same';
+    // A job's code without SQL (Spark, Python): told when its sourceCode facet's text changed.
+    const codeOf = (facets: Record<string, unknown> | undefined) => {
+      const code = (facets?.sourceCode as { sourceCode?: unknown } | undefined)?.sourceCode;
+      return typeof code === 'string' ? code.trim() : undefined;
+    };
+    const codeAfter = codeOf(previewJobFacets.get(p));
+    const codeBefore = codeOf(productionJobFacets.get(q));
+    if (codeAfter !== undefined && codeBefore !== undefined && codeAfter !== codeBefore)
+      changes.push({
+        category: 'non-breaking',
+        reason: 'code-changed',
+        node,
+        previewNode,
+        column: null,
+        from: codeBefore,
+        to: codeAfter,
+        detail: `${node}'s source code changed (its lineage changes, if any, are told beside)`,
+        consumers: [],
+      });
     if (indirectChanged || sqlChange === 'rows') {
       const consumers = await everythingDownstream();
       changes.push({
