@@ -6,7 +6,7 @@
  * assertion that failed within the window (bad) or a lifecycleStateChange DROP or TRUNCATE by `to` (erased).
  */
 import { Closed, Nullable, StringEnum, Type, type Static } from '../core/json-schema.js';
-import { datasetFacetsInWindow, failedAssertionsBetween, modelDatasets } from '../store/queries/journey.js';
+import { erasuresBetween, failedAssertionsBetween, modelDatasets } from '../store/queries/journey.js';
 import { compareText, datasetNodeId, jobNodeId, type JobGraphView } from './context.js';
 import { journey, type JourneySource } from './journey.js';
 
@@ -36,8 +36,6 @@ export const ModelsSchema = Closed({
 });
 export type ModelsJson = Static<typeof ModelsSchema>;
 
-const ERASURES = new Set(['DROP', 'TRUNCATE']);
-
 /** Every model, with its training, serving and tainted upstream datasets over [`from`, `to`]. */
 export async function models(
   source: JourneySource & { readonly graph: Pick<JobGraphView, 'jobsOf'> },
@@ -66,7 +64,7 @@ export async function models(
     }
     const [failures, lifecycle] = await Promise.all([
       failedAssertionsBetween(db, [...reached.keys()], window.from, window.to),
-      datasetFacetsInWindow(db, [...reached.keys()], ['lifecycleStateChange'], window.from, window.to),
+      erasuresBetween(db, [...reached.keys()], window.from, window.to),
     ]);
     const tainted: ModelJson['tainted'] = [
       ...failures.map((failure) => ({
@@ -78,19 +76,13 @@ export async function models(
           `${failure.assertion}${failure.column ? ` on ${failure.column}` : ''} failed in ${failure.runs} ` +
           `run${failure.runs === 1 ? '' : 's'}`,
       })),
-      ...lifecycle
-        .filter((row) =>
-          ERASURES.has(
-            String((row.facet as { lifecycleStateChange?: unknown }).lifecycleStateChange).toUpperCase(),
-          ),
-        )
-        .map((row) => ({
-          nodeId: datasetNodeId(state, row.datasetId),
-          distance: reached.get(row.datasetId)!,
-          reason: 'erased' as const,
-          at: row.at.toISOString(),
-          detail: `lifecycleStateChange ${String((row.facet as { lifecycleStateChange: unknown }).lifecycleStateChange)}`,
-        })),
+      ...lifecycle.map((row) => ({
+        nodeId: datasetNodeId(state, row.datasetId),
+        distance: reached.get(row.datasetId)!,
+        reason: 'erased' as const,
+        at: row.at.toISOString(),
+        detail: `lifecycleStateChange ${row.state}`,
+      })),
     ].sort((a, b) => a.distance - b.distance || compareText(a.nodeId, b.nodeId) || compareText(a.at, b.at));
     result.push({
       nodeId: upstream.start,

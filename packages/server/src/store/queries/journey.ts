@@ -176,3 +176,22 @@ export function failedAssertionsBetween(
     [datasetIds, from.toISOString(), to.toISOString()],
   );
 }
+
+/**
+ * The erasures of `datasetIds` events told within [`from`, `to`]: lifecycleStateChange facets saying DROP or
+ * TRUNCATE (the data is gone), the first time each was given.
+ */
+export async function erasuresBetween(
+  db: Queryable,
+  datasetIds: readonly number[],
+  from: Date,
+  to: Date,
+): Promise<{ datasetId: number; state: string; at: Date }[]> {
+  const rows = await datasetFacetsInWindow(db, datasetIds, ['lifecycleStateChange'], from, to);
+  return rows.flatMap((row) => {
+    const state = String(
+      (row.facet as { lifecycleStateChange?: unknown }).lifecycleStateChange ?? '',
+    ).toUpperCase();
+    return state === 'DROP' || state === 'TRUNCATE' ? [{ datasetId: row.datasetId, state, at: row.at }] : [];
+  });
+}
