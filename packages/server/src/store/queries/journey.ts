@@ -189,9 +189,8 @@ export async function erasuresBetween(
 ): Promise<{ datasetId: number; state: string; at: Date }[]> {
   const rows = await datasetFacetsInWindow(db, datasetIds, ['lifecycleStateChange'], from, to);
   return rows.flatMap((row) => {
-    const state = String(
-      (row.facet as { lifecycleStateChange?: unknown }).lifecycleStateChange ?? '',
-    ).toUpperCase();
+    const value = (row.facet as { lifecycleStateChange?: unknown }).lifecycleStateChange;
+    const state = typeof value === 'string' ? value.toUpperCase() : '';
     return state === 'DROP' || state === 'TRUNCATE' ? [{ datasetId: row.datasetId, state, at: row.at }] : [];
   });
 }
