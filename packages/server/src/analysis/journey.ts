@@ -26,6 +26,7 @@ import type { Queryable } from '../store/db.js';
 import type { ReadModel } from '../store/read-model.js';
 import { compareText, datasetNodeId, fieldNodeId, jobNodeId } from './context.js';
 import { OwnerSchema } from './owners.js';
+import { wildcard } from '../core/wildcard.js';
 
 /** Runs sampled per hop (with the events that prove each). */
 const SAMPLES = 5;
@@ -135,13 +136,7 @@ export function canonicalJson(value: unknown): string {
 
 function jurisdictionOf(jurisdictions: JourneyQuery['jurisdictions'], namespace: string): string | null {
   for (const { pattern, jurisdiction } of jurisdictions) {
-    const regex = new RegExp(
-      `^${pattern
-        .split('*')
-        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-        .join('.*')}$`,
-    );
-    if (regex.test(namespace)) return jurisdiction;
+    if (wildcard(pattern).test(namespace)) return jurisdiction;
   }
   return null;
 }

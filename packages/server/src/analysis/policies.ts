@@ -8,6 +8,7 @@
  *   through the tag routes or in its tags facet.
  */
 import { Closed, StringEnum, Type, type Static } from '../core/json-schema.js';
+import { wildcard } from '../core/wildcard.js';
 import { jobsCarrying } from '../store/queries/classification.js';
 import { classification, type ClassificationJson } from './classification.js';
 import { compareText, datasetNodeId, jobNodeId, type AnalysisSource } from './context.js';
@@ -53,16 +54,6 @@ export const PolicyReportSchema = Closed({
 });
 export type PolicyReport = Static<typeof PolicyReportSchema>;
 
-/** A `*` pattern as a regular expression over the whole text. */
-const patternOf = (pattern: string) =>
-  new RegExp(
-    `^${pattern
-      .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*')}$`,
-    's',
-  );
-
 /** Checks each policy against the lineage now. */
 export async function checkPolicies(
   source: AnalysisSource,
@@ -83,7 +74,7 @@ export async function checkPolicies(
     const result = await classified(policy.tag);
     const violations: PolicyViolation[] = [];
     if (policy.neverReaches && policy.neverReaches.length > 0) {
-      const patterns = policy.neverReaches.map(patternOf);
+      const patterns = policy.neverReaches.map(wildcard);
       for (const column of result.columns) {
         if (column.coarse && policy.allowCoarse === true) continue;
         const id = idOfDataset.get(column.dataset);

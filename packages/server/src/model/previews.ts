@@ -3,6 +3,7 @@
  * and which production dataset or job a preview's one stands for. Shared by the server's routing, the diff and
  * the CLI's `--map` parsing.
  */
+import { wildcard } from '../core/wildcard.js';
 
 /** One rule of a preview's name mapping: names matching `from` stand for the production names of `to`. */
 export interface PreviewMapping {
@@ -48,19 +49,11 @@ export function withoutPreview(url: string): string {
   return rest === '' ? url.slice(0, query) : `${url.slice(0, query)}?${rest}`;
 }
 
-/** A name pattern as a regular expression, each `*` a group. */
-function patternOf(pattern: string): RegExp {
-  const parts = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${parts.join('(.*?)')}$`, 's');
-}
-
 /** `to` with its `*`s replaced, in order, by what the `*`s of the pattern matched (the last one repeats). */
 function fill(to: string, captures: readonly string[]): string {
   let index = 0;
   return to.replace(/\*/g, () => captures[Math.min(index++, captures.length - 1)] ?? '');
 }
-
-const compiled = new WeakMap<PreviewMapping, RegExp>();
 
 /**
  * The production name a preview's dataset (or job) stands for: the first mapping whose pattern matches it
@@ -74,9 +67,7 @@ export function mapPreviewName(
 ): { namespace: string; name: string } | undefined {
   for (const mapping of mappings) {
     if (mapping.from.namespace !== null && mapping.from.namespace !== namespace) continue;
-    let pattern = compiled.get(mapping);
-    if (!pattern) compiled.set(mapping, (pattern = patternOf(mapping.from.name)));
-    const match = pattern.exec(name);
+    const match = wildcard(mapping.from.name).exec(name);
     if (!match) continue;
     return { namespace: mapping.to.namespace ?? namespace, name: fill(mapping.to.name, match.slice(1)) };
   }
